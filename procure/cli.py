@@ -1,0 +1,197 @@
+"""The command line: ``procure bill | simulate | solve | rank | sensitivity``.
+
+The only module that prints. Library errors (:class:`procure.ProcureError`) and usage errors
+become one line on standard error and exit code 2; ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .errors import ProcureError
+from .ledger import Ledger, load_ledger
+from .output import jsonable
+from .scenario import READ_CHOICES, cluster_with, scenario
+
+console = Console(highlight=False)
+
+#: Keys of ``procure bill --json`` (DESIGN.md §6), in order, and the result column of each.
+BILL_KEYS = {
+    "demand_fps": "demand_fps",
+    "supply_fps": "supply_fps",
+    "read_fps": "read_fps",
+    "decode_fps": "decode_fps",
+    "busy": "busy",
+    "stage": "stage",
+    "cores_needed": "cores_needed",
+    "pixels_per_token": "pixels_per_token",
+    "tokens_per_frame": "tokens_per_frame",
+    "gb_per_hour": "gb_per_hour",
+    "bill_usd": "bill_usd",
+    "bytes_usd": "bytes_usd",
+    "cores_usd": "cores_usd",
+    "idle_usd": "idle_usd",
+}
+#: Keys ``procure bill --json`` adds to the contract.
+BILL_EXTRA_KEYS = (
+    "source", "kind", "price_usd_per_hour", "share", "gb_decoded_per_hour", "frames_per_hour",
+    "wall_seconds", "useful_seconds", "accelerator_hours", "core_hours", "g",
+    "largest_stalling_params",
+)
+
+
+def _ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None,
+        help="Ledger folder (sources.csv, cluster.toml). Default: the shipped default ledger.",
+    )(f)
+
+
+def _json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")(f)
+
+
+def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The format, model and cluster options shared by ``bill`` and ``simulate``."""
+    options = [
+        click.option("--kind", default=None, help="A ledger row (source name or kind). Default: the first row."),
+        click.option("--cameras", type=float, default=None, help="Camera streams [count]."),
+        click.option("--width", type=float, default=None, help="Frame width [px]."),
+        click.option("--height", type=float, default=None, help="Frame height [px]."),
+        click.option("--fps", type=float, default=None, help="Frames per second per camera [1/s]."),
+        click.option("--bits-per-pixel", type=float, default=None, help="Encoded rate [bit/px]."),
+        click.option("--read", type=click.Choice(READ_CHOICES), default=None,
+                     help="Frames of video in order or at random, or stored decoded."),
+        click.option("--model", default=None, help="Model card name in models/ (25m, 93m, 411m, 7b)."),
+        click.option("--params", type=float, default=None, help="Model parameters (overrides --model)."),
+        click.option("--side", type=float, default=None, help="Model input side [px]."),
+        click.option("--accelerator", default=None, help="Accelerator card: H100 or A100."),
+        click.option("--cores", type=float, default=None, help="CPU cores decoding per accelerator."),
+        click.option("--nvdec/--no-nvdec", default=None, help="Decode on the NVDEC engines too."),
+        click.option("--byte-price-x", type=float, default=None, help="Multiplier on the byte price [1]."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _scenario_from(ledger: Ledger, o: dict[str, Any]) -> tuple[Any, Any]:
+    cluster = cluster_with(
+        ledger.cluster, model=o["model"], params=o["params"], side=o["side"],
+        accelerator=o["accelerator"], cores=o["cores"], nvdec=o["nvdec"],
+        byte_price_x=o["byte_price_x"],
+    )
+    return scenario(
+        ledger, o["kind"], cluster=cluster, cameras=o["cameras"], width=o["width"],
+        height=o["height"], fps=o["fps"], bits_per_pixel=o["bits_per_pixel"], read=o["read"],
+    )
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    if value == float("inf"):
+        return "∞"
+    return f"{value:,.{digits}f}"
+
+
+def _pct(value: float) -> str:
+    return "—" if value != value else f"{100 * value:.1f} %"
+
+
+def bill_record(row: Any) -> dict[str, Any]:
+    """The JSON object of ``procure bill`` for one evaluated row."""
+    out = {key: row[col] for key, col in BILL_KEYS.items()}
+    out.update({key: row[key] for key in BILL_EXTRA_KEYS})
+    return jsonable(out)
+
+
+def _print_bill(row: Any, cluster: Any) -> None:
+    title = (
+        f"{row['source']}: {row['cameras']:g} × {row['width']:g}×{row['height']:g} at "
+        f"{row['fps']:g} fps, {row['stored']}, read in {row['read']} — model {cluster.model}, "
+        f"{cluster.accelerator}, {cluster.cores_per_accelerator:g} cores"
+        f"{', NVDEC' if cluster.nvdec else ''}"
+    )
+    stages = Table(title=title, title_justify="left")
+    stages.add_column("stage")
+    stages.add_column("frames/s", justify="right")
+    stages.add_column("", justify="left")
+    binding = row["stage"]
+    for name, value, note in (
+        ("accelerator (demand)", row["demand_fps"], f"{row['tokens_per_frame']:g} tokens a frame"),
+        ("read", row["read_fps"], f"{row['bytes_per_frame']:,.0f} B a frame"),
+        ("decode", row["decode_fps"], f"g = {row['g']:g} frames decoded per frame used"),
+    ):
+        mark = " ← binds" if name.split()[0] == binding else ""
+        stages.add_row(name, _fmt(value), note + mark)
+    console.print(stages)
+    facts = Table(show_header=False, box=None)
+    facts.add_column(justify="left")
+    facts.add_column(justify="right")
+    facts.add_row("busy", _pct(row["busy"]))
+    facts.add_row("cores needed (Little's law)", _fmt(row["cores_needed"]))
+    facts.add_row("pixels decoded per token π", _fmt(row["pixels_per_token"], 0))
+    facts.add_row("GB stored / decoded per hour", f"{row['gb_per_hour']:,.2f} / {row['gb_decoded_per_hour']:,.0f}")
+    console.print(facts)
+    bill = Table(title="Bill of one recorded hour", title_justify="left")
+    bill.add_column("term")
+    bill.add_column("$", justify="right")
+    bill.add_column("share of bill", justify="right")
+    total = row["bill_usd"]
+    for name, key in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
+        bill.add_row(name, f"{row[key]:,.2f}", _pct(row[key] / total) if total > 0 else "—")
+    bill.add_row("[bold]bill[/bold]", f"[bold]{total:,.2f}[/bold]", "")
+    console.print(bill)
+    console.print(
+        f"Price ${row['price_usd_per_hour']:,.2f}/h: moving takes {_pct(row['share'])} of it."
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="procure")
+def app() -> None:
+    """procure: which robot-learning hours to buy next, once moving them is paid for."""
+
+
+@app.command("bill")
+@_ledger_option
+@_format_options
+@_json_option
+def bill_command(ledger_dir: Path | None, as_json: bool, **options: Any) -> None:
+    """One format's pipeline and the bill of one recorded hour."""
+    ledger = load_ledger(ledger_dir)
+    row, cluster = _scenario_from(ledger, options)
+    if as_json:
+        click.echo(json.dumps(bill_record(row)))
+    else:
+        _print_bill(row, cluster)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 bad input or usage)."""
+    try:
+        app.main(args=argv, prog_name="procure", standalone_mode=False)
+    except ProcureError as exc:
+        click.echo(f"procure: error: {exc}", err=True)
+        return 2
+    except click.exceptions.Abort:
+        click.echo("procure: aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        click.echo(f"procure: error: {exc.format_message()}", err=True)
+        return exc.exit_code or 2
+    except OSError as exc:
+        click.echo(f"procure: error: {exc}", err=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Seed §6 from the default ledger: bytes, bill and share per kind, and the three rankings of
+DESIGN.md §3."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import DEFAULT_LEDGER
+
+from procure import transport
+
+TABLE = transport(DEFAULT_LEDGER.sources, DEFAULT_LEDGER.cluster).set_index("source")
+
+
+def ranking(column: str) -> list[set[str]]:
+    """Sources from largest to smallest ``column``, equal values grouped."""
+    groups: list[set[str]] = []
+    last = None
+    for name, value in TABLE[column].sort_values(ascending=False).items():
+        if last is not None and value == pytest.approx(last, rel=1e-12):
+            groups[-1].add(name)
+        else:
+            groups.append({name})
+        last = value
+    return groups
+
+
+def test_rank_by_bytes():
+    """Seed §6: force-bearing hour, own = twin, older arm, simulator."""
+    assert ranking("gb_per_hour") == [{"force"}, {"own", "twin"}, {"older_arm"}, {"sim"}]
+
+
+def test_rank_by_price():
+    """Seed §6: force-bearing hour, own, twin = older arm, simulator."""
+    assert ranking("price_usd_per_hour") == [{"force"}, {"own"}, {"twin", "older_arm"}, {"sim"}]
+
+
+def test_rank_by_share():
+    """Seed §6: twin, own, force-bearing hour, older arm (the simulator moves nothing)."""
+    assert ranking("share") == [{"twin"}, {"own"}, {"force"}, {"older_arm"}, {"sim"}]
+
+
+@pytest.mark.parametrize(
+    ("source", "share_pct", "decimals"),
+    [("own", 5.3, 1), ("twin", 44, 0)],
+)
+def test_share_per_kind(source, share_pct, decimals):
+    """Seed §6: moving is 5.3 % of an own hour, 44 % of a twin hour."""
+    assert round(100 * TABLE.loc[source, "share"], decimals) == share_pct
+
+
+def test_own_and_twin_cost_the_same_to_move():
+    """Seed §6: the twin's hour costs as much to move as the own robot's."""
+    assert TABLE.loc["twin", "bill_usd"] == pytest.approx(TABLE.loc["own", "bill_usd"], rel=1e-12)
+    assert round(TABLE.loc["own", "bill_usd"], 2) == 6.58
+
+
+def test_force_channel_bytes():
+    """Seed §6: the force channel adds 0.086 GB, 0.8 % of a camera hour's bytes."""
+    extra = TABLE.loc["force", "gb_per_hour"] - TABLE.loc["own", "gb_per_hour"]
+    assert round(extra, 3) == 0.086
+    assert round(100 * extra / TABLE.loc["own", "gb_per_hour"], 1) == 0.8
+    assert TABLE["price_usd_per_hour"].idxmax() == "force"
+
+
+def test_older_arm_never_stalls():
+    """Seed §6: the older arm's small frames fit 8 cores (4.6 needed) and never stall."""
+    row = TABLE.loc["older_arm"]
+    assert round(row["cores_needed"], 1) == 4.6
+    assert row["busy"] == 1.0
+    assert row["idle_usd"] == 0.0
+
+
+def test_simulated_moves_nothing():
+    """Seed §6: a simulated hour moves nothing; stored as video it would cost 35 × its price."""
+    sim = TABLE.loc["sim"]
+    assert sim["bill_usd"] == 0.0 and sim["gb_per_hour"] == 0.0 and sim["core_hours"] == 0.0
+    assert sim["accelerator_hours"] > 0  # its frames still take accelerator time (DESIGN.md §6)
+    as_video = DEFAULT_LEDGER.sources.set_index("source").loc[["sim"]].reset_index()
+    as_video["stored"] = "video"
+    moved = transport(as_video, DEFAULT_LEDGER.cluster).iloc[0]
+    assert round(moved["bill_usd"] / sim["price_usd_per_hour"]) == 35
+
+
+def test_table_has_every_source():
+    assert isinstance(TABLE, pd.DataFrame)
+    assert list(TABLE.index) == ["own", "twin", "older_arm", "force", "sim"]
