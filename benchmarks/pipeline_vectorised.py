@@ -64,8 +64,15 @@ def loop(records: list[dict]) -> list[float]:
         core = pipeline.decoder_fps(c["width"], c["height"], c["core_fps_1080p"])
         eng = pipeline.decoder_fps(c["width"], c["height"], c["nvdec_fps_1080p"])
         dec = pipeline.decode_supply_fps(c["cores"], core, c["nvdec_engines"], eng, g, c["stored"])
-        bpf = pipeline.bytes_per_frame_read(c["width"], c["height"], c["bits_per_pixel"], g, c["stored"],
-                                            c["decoded_bytes_per_pixel"], c["extra_bytes_per_frame"])
+        bpf = pipeline.bytes_per_frame_read(
+            c["width"],
+            c["height"],
+            c["bits_per_pixel"],
+            g,
+            c["stored"],
+            c["decoded_bytes_per_pixel"],
+            c["extra_bytes_per_frame"],
+        )
         rd = pipeline.read_supply_fps(c["link_bytes_per_s"], bpf)
         s = pipeline.supply_fps(rd, dec)
         pipeline.busy(s, d)
@@ -75,11 +82,20 @@ def loop(records: list[dict]) -> list[float]:
         frames = bill.frames_per_hour(c["cameras"], c["fps"])
         wall = bill.wall_seconds(frames, d, s)
         useful = bill.useful_seconds(frames, d)
-        gb = bill.gb_stored_per_hour(frames, c["width"], c["height"], c["bits_per_pixel"], c["stored"],
-                                     c["extra_bytes_per_s"], c["decoded_bytes_per_pixel"])
-        total = (bill.bytes_usd(gb, c["byte_usd_per_gb"])
-                 + bill.cores_usd(c["cores"], wall, c["epochs"], c["core_usd_per_hour"], c["stored"])
-                 + bill.idle_usd(wall, useful, c["epochs"], c["accelerator_usd_per_hour"]))
+        gb = bill.gb_stored_per_hour(
+            frames,
+            c["width"],
+            c["height"],
+            c["bits_per_pixel"],
+            c["stored"],
+            c["extra_bytes_per_s"],
+            c["decoded_bytes_per_pixel"],
+        )
+        total = (
+            bill.bytes_usd(gb, c["byte_usd_per_gb"])
+            + bill.cores_usd(c["cores"], wall, c["epochs"], c["core_usd_per_hour"], c["stored"])
+            + bill.idle_usd(wall, useful, c["epochs"], c["accelerator_usd_per_hour"])
+        )
         out.append(float(total))
     return out
 

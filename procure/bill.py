@@ -114,9 +114,7 @@ def cores_usd(
     return _like(out, cores, wall, epochs, core_usd_per_hour, stored)
 
 
-def idle_usd(
-    wall: ArrayLike, useful: ArrayLike, epochs: ArrayLike, accelerator_usd_per_hour: ArrayLike
-) -> ArrayLike:
+def idle_usd(wall: ArrayLike, useful: ArrayLike, epochs: ArrayLike, accelerator_usd_per_hour: ArrayLike) -> ArrayLike:
     """Dollars of accelerator time spent waiting, ``(wall − useful) × E / 3600 × price`` [$]."""
     return (wall - useful) * epochs / SECONDS_PER_HOUR * accelerator_usd_per_hour
 
@@ -233,12 +231,15 @@ def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
     useful = useful_seconds(frames, f["demand_fps"])
     f["frames_per_hour"] = frames
     f["gb_per_hour"] = gb_stored_per_hour(
-        frames, f["width"], f["height"], f["bits_per_pixel"], f["stored"],
-        f["extra_bytes_per_s"], f["decoded_bytes_per_pixel"],
+        frames,
+        f["width"],
+        f["height"],
+        f["bits_per_pixel"],
+        f["stored"],
+        f["extra_bytes_per_s"],
+        f["decoded_bytes_per_pixel"],
     )
-    f["gb_decoded_per_hour"] = gb_decoded_per_hour(
-        frames, f["width"], f["height"], f["decoded_bytes_per_pixel"]
-    )
+    f["gb_decoded_per_hour"] = gb_decoded_per_hour(frames, f["width"], f["height"], f["decoded_bytes_per_pixel"])
     f["wall_seconds"] = wall
     f["useful_seconds"] = useful
     f["bytes_usd"] = bytes_usd(f["gb_per_hour"], f["byte_usd_per_gb"])
@@ -246,7 +247,5 @@ def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
     f["idle_usd"] = idle_usd(wall, useful, f["epochs"], f["accelerator_usd_per_hour"])
     f["bill_usd"] = f["bytes_usd"] + f["cores_usd"] + f["idle_usd"]
     f["accelerator_hours"] = accelerator_hours(wall, f["epochs"])
-    f["core_hours"] = core_hours(
-        frames, f["g"], f["width"], f["height"], f["core_fps_1080p"], f["epochs"], f["stored"]
-    )
+    f["core_hours"] = core_hours(frames, f["g"], f["width"], f["height"], f["core_fps_1080p"], f["epochs"], f["stored"])
     return f

@@ -19,7 +19,9 @@ from rich.table import Table
 from .errors import ProcureError
 from .ledger import Ledger, load_ledger
 from .output import jsonable
+from .plots import check_path as check_plot_path
 from .scenario import READ_CHOICES, cluster_with, scenario
+from .simulate import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP, simulate
 
 console = Console(highlight=False)
 
@@ -42,15 +44,27 @@ BILL_KEYS = {
 }
 #: Keys ``procure bill --json`` adds to the contract.
 BILL_EXTRA_KEYS = (
-    "source", "kind", "price_usd_per_hour", "share", "gb_decoded_per_hour", "frames_per_hour",
-    "wall_seconds", "useful_seconds", "accelerator_hours", "core_hours", "g",
+    "source",
+    "kind",
+    "price_usd_per_hour",
+    "share",
+    "gb_decoded_per_hour",
+    "frames_per_hour",
+    "wall_seconds",
+    "useful_seconds",
+    "accelerator_hours",
+    "core_hours",
+    "g",
     "largest_stalling_params",
 )
 
 
 def _ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
-        "--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None,
+        "--ledger",
+        "ledger_dir",
+        type=click.Path(path_type=Path),
+        default=None,
         help="Ledger folder (sources.csv, cluster.toml). Default: the shipped default ledger.",
     )(f)
 
@@ -68,8 +82,12 @@ def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--height", type=float, default=None, help="Frame height [px]."),
         click.option("--fps", type=float, default=None, help="Frames per second per camera [1/s]."),
         click.option("--bits-per-pixel", type=float, default=None, help="Encoded rate [bit/px]."),
-        click.option("--read", type=click.Choice(READ_CHOICES), default=None,
-                     help="Frames of video in order or at random, or stored decoded."),
+        click.option(
+            "--read",
+            type=click.Choice(READ_CHOICES),
+            default=None,
+            help="Frames of video in order or at random, or stored decoded.",
+        ),
         click.option("--model", default=None, help="Model card name in models/ (25m, 93m, 411m, 7b)."),
         click.option("--params", type=float, default=None, help="Model parameters (overrides --model)."),
         click.option("--side", type=float, default=None, help="Model input side [px]."),
@@ -85,13 +103,25 @@ def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _scenario_from(ledger: Ledger, o: dict[str, Any]) -> tuple[Any, Any]:
     cluster = cluster_with(
-        ledger.cluster, model=o["model"], params=o["params"], side=o["side"],
-        accelerator=o["accelerator"], cores=o["cores"], nvdec=o["nvdec"],
+        ledger.cluster,
+        model=o["model"],
+        params=o["params"],
+        side=o["side"],
+        accelerator=o["accelerator"],
+        cores=o["cores"],
+        nvdec=o["nvdec"],
         byte_price_x=o["byte_price_x"],
     )
     return scenario(
-        ledger, o["kind"], cluster=cluster, cameras=o["cameras"], width=o["width"],
-        height=o["height"], fps=o["fps"], bits_per_pixel=o["bits_per_pixel"], read=o["read"],
+        ledger,
+        o["kind"],
+        cluster=cluster,
+        cameras=o["cameras"],
+        width=o["width"],
+        height=o["height"],
+        fps=o["fps"],
+        bits_per_pixel=o["bits_per_pixel"],
+        read=o["read"],
     )
 
 
@@ -112,14 +142,21 @@ def bill_record(row: Any) -> dict[str, Any]:
     return jsonable(out)
 
 
-def _print_bill(row: Any, cluster: Any) -> None:
-    title = (
+def _title(row: Any, cluster: Any) -> str:
+    return (
         f"{row['source']}: {row['cameras']:g} × {row['width']:g}×{row['height']:g} at "
         f"{row['fps']:g} fps, {row['stored']}, read in {row['read']} — model {cluster.model}, "
         f"{cluster.accelerator}, {cluster.cores_per_accelerator:g} cores"
         f"{', NVDEC' if cluster.nvdec else ''}"
     )
-    stages = Table(title=title, title_justify="left")
+
+
+def _print_bill_header(row: Any, cluster: Any) -> None:
+    console.print(_title(row, cluster))
+
+
+def _print_bill(row: Any, cluster: Any) -> None:
+    stages = Table(title=_title(row, cluster), title_justify="left")
     stages.add_column("stage")
     stages.add_column("frames/s", justify="right")
     stages.add_column("", justify="left")
@@ -149,9 +186,7 @@ def _print_bill(row: Any, cluster: Any) -> None:
         bill.add_row(name, f"{row[key]:,.2f}", _pct(row[key] / total) if total > 0 else "—")
     bill.add_row("[bold]bill[/bold]", f"[bold]{total:,.2f}[/bold]", "")
     console.print(bill)
-    console.print(
-        f"Price ${row['price_usd_per_hour']:,.2f}/h: moving takes {_pct(row['share'])} of it."
-    )
+    console.print(f"Price ${row['price_usd_per_hour']:,.2f}/h: moving takes {_pct(row['share'])} of it.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,6 +207,91 @@ def bill_command(ledger_dir: Path | None, as_json: bool, **options: Any) -> None
         click.echo(json.dumps(bill_record(row)))
     else:
         _print_bill(row, cluster)
+
+
+@app.command("simulate")
+@_ledger_option
+@_format_options
+@click.option("--frames", type=int, default=DEFAULT_FRAMES, show_default=True, help="Frames simulated.")
+@click.option(
+    "--buffer", type=int, default=DEFAULT_BUFFER, show_default=True, help="Buffer before the accelerator [frames]."
+)
+@click.option(
+    "--warmup", type=float, default=DEFAULT_WARMUP, show_default=True, help="Share of frames left out as warm-up."
+)
+@click.option(
+    "--decode-cv", type=float, default=0.0, show_default=True, help="Coefficient of variation of decode times."
+)
+@click.option("--train-cv", type=float, default=0.0, show_default=True, help="Coefficient of variation of train times.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the jitter.")
+@click.option(
+    "--plot", type=click.Path(path_type=Path), default=None, help="Write the timeline to FILE (.png or .svg)."
+)
+@_json_option
+def simulate_command(
+    ledger_dir: Path | None,
+    as_json: bool,
+    frames: int,
+    buffer: int,
+    warmup: float,
+    decode_cv: float,
+    train_cv: float,
+    seed: int,
+    plot: Path | None,
+    **options: Any,
+) -> None:
+    """Run the pipeline as a queue and put its busy fraction beside the closed form's."""
+    if plot is not None:
+        check_plot_path(plot)
+    ledger = load_ledger(ledger_dir)
+    row, cluster = _scenario_from(ledger, options)
+    result = simulate(
+        row, frames=frames, buffer=buffer, warmup=warmup, decode_cv=decode_cv, train_cv=train_cv, seed=seed
+    )
+    if plot is not None:
+        from .plots import save, timeline
+
+        save(timeline(result, busy_formula=row["busy"]), plot)
+    if as_json:
+        out = bill_record(row)
+        out.update(
+            jsonable(
+                {
+                    "busy_simulated": result.busy,
+                    "busy_formula": row["busy"],
+                    "throughput_fps": result.throughput_fps,
+                    "mean_buffer": result.mean_buffer,
+                    "decoder_utilisation": float(result.decoder_utilisation.mean())
+                    if len(result.decoder_utilisation)
+                    else None,
+                    "stage_simulated": result.stage,
+                    "frames": result.frames,
+                    "warmup_frames": result.warmup_frames,
+                    "buffer": result.buffer,
+                }
+            )
+        )
+        click.echo(json.dumps(out))
+        return
+    _print_bill_header(row, cluster)
+    table = Table(
+        title=f"Queue of {result.frames:,} frames, buffer {result.buffer}, first {result.warmup_frames:,} left out",
+        title_justify="left",
+    )
+    table.add_column("")
+    table.add_column("simulated", justify="right")
+    table.add_column("closed form", justify="right")
+    table.add_row("busy", _pct(result.busy), _pct(row["busy"]))
+    table.add_row(
+        "frames/s to the accelerator", _fmt(result.throughput_fps), _fmt(min(row["demand_fps"], row["supply_fps"]))
+    )
+    table.add_row("binding stage", result.stage, str(row["stage"]))
+    util = result.decoder_utilisation
+    table.add_row("decoders busy (mean)", _pct(float(util.mean())) if len(util) else "—", "")
+    table.add_row("frames in the buffer (mean)", f"{result.mean_buffer:.1f}", "")
+    console.print(table)
+    if plot is not None:
+        console.print(f"Timeline written to {plot}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,4 +39,6 @@ def invalid(field: str, value: object, allowed: str, where: str = "") -> InputEr
         A prefix that locates the field (a file and row), if any.
     """
     prefix = f"{where}: " if where else ""
+    if hasattr(value, "item") and callable(value.item):  # a numpy scalar: show it as Python would
+        value = value.item()
     return InputError(f"{prefix}{field} = {value!r} is invalid: {allowed}")

@@ -90,9 +90,7 @@ SOURCE_COLUMNS: dict[str, Column] = {
     "width": Column("px", low=0, low_open=True, doc="frame width the model trains on"),
     "height": Column("px", low=0, low_open=True, doc="frame height"),
     "fps": Column("1/s", low=0, low_open=True, doc="frames per second per camera"),
-    "bits_per_pixel": Column(
-        "bit/px", DEFAULT_BITS_PER_PIXEL, low=0, low_open=True, doc="encoded stream rate"
-    ),
+    "bits_per_pixel": Column("bit/px", DEFAULT_BITS_PER_PIXEL, low=0, low_open=True, doc="encoded stream rate"),
     "extra_bytes_per_s": Column("B/s", 0.0, doc="non-video channels (force/torque)"),
     "stored": Column("", "video", kind="choice", choices=STORED_MODES, doc="how frames are kept"),
     "read": Column("", "order", kind="choice", choices=READ_MODES, doc="how frames are read"),
@@ -102,9 +100,7 @@ SOURCE_COLUMNS: dict[str, Column] = {
         "months", math.inf, low=0, low_open=True, blank="never stale", doc="L, half-life of value"
     ),
     "curve": Column("", "log", kind="choice", choices=CURVES, doc="value curve"),
-    "saturation_hours": Column(
-        "effective h", math.nan, low=0, low_open=True, doc="k; required unless linear"
-    ),
+    "saturation_hours": Column("effective h", math.nan, low=0, low_open=True, doc="k; required unless linear"),
     "curve_shape": Column("1", math.nan, low=0, low_open=True, doc="power β (0.5), hill s (2)"),
 }
 
@@ -153,12 +149,7 @@ def check_source_value(name: str, value: Any, where: str = "") -> Any:
         number = float(text)
     except (TypeError, ValueError):
         number = math.nan
-    bad = (
-        not math.isfinite(number)
-        or number < col.low
-        or (col.low_open and number <= col.low)
-        or number > col.high
-    )
+    bad = not math.isfinite(number) or number < col.low or (col.low_open and number <= col.low) or number > col.high
     if bad:
         raise LedgerError(f"{prefix}{name} = {text!r} is invalid: must be {col.allowed()}")
     return number
@@ -289,9 +280,7 @@ CLUSTER_FIELDS: dict[str, dict[str, Field]] = {
     },
     "capacity": {
         "storage_gb": Field(None, "GB", "storage capacity (blank = unlimited)"),
-        "decode_core_hours": Field(
-            None, "core-h", "decode core-hours in the window (blank = cores × count × window)"
-        ),
+        "decode_core_hours": Field(None, "core-h", "decode core-hours in the window (blank = cores × count × window)"),
     },
 }
 
@@ -408,9 +397,7 @@ def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
     d = directory or models_dir()
     path = d / f"{name}.toml"
     if name == "accelerators" or not path.is_file():
-        raise LedgerError(
-            f"model = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})"
-        )
+        raise LedgerError(f"model = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})")
     data = _read_toml(path)
     num = Field(None, "", "")
     return ModelCard(
@@ -443,9 +430,7 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
             raise LedgerError(f"{path}: {table} = {body!r} is invalid: must be a table")
         for key in body:
             if key not in CLUSTER_FIELDS[table] and not (table == "model" and key in ("card", "source")):
-                raise LedgerError(
-                    f"{path}: {table}.{key} is unknown: allowed are {', '.join(CLUSTER_FIELDS[table])}"
-                )
+                raise LedgerError(f"{path}: {table}.{key} is unknown: allowed are {', '.join(CLUSTER_FIELDS[table])}")
     for table, fields in CLUSTER_FIELDS.items():
         body = data.get(table, {})
         if table == "model" and "card" in body:
@@ -468,9 +453,7 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
     accelerators = load_accelerators(models)
     acc = values["type"]
     if acc not in accelerators:
-        raise LedgerError(
-            f"{path}: accelerator.type = {acc!r} is unknown: allowed are {', '.join(accelerators)}"
-        )
+        raise LedgerError(f"{path}: accelerator.type = {acc!r} is unknown: allowed are {', '.join(accelerators)}")
     card = load_model_card(values["name"], models)
     return Cluster(
         model=card.name,
@@ -497,9 +480,7 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
         window_hours=values["window_hours"],
         horizon_months=values["horizon_months"],
         storage_gb=values["storage_gb"] if values["storage_gb"] is not None else math.inf,
-        decode_core_hours=(
-            values["decode_core_hours"] if values["decode_core_hours"] is not None else math.inf
-        ),
+        decode_core_hours=(values["decode_core_hours"] if values["decode_core_hours"] is not None else math.inf),
     )
 
 
@@ -519,8 +500,7 @@ class Ledger:
             hit = s[s["kind"] == name]
         if hit.empty:
             raise LedgerError(
-                f"kind = {name!r} is not in {self.path / 'sources.csv'}: sources are "
-                f"{', '.join(s['source'])}"
+                f"kind = {name!r} is not in {self.path / 'sources.csv'}: sources are {', '.join(s['source'])}"
             )
         return hit.iloc[0]
 

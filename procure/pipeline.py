@@ -70,9 +70,7 @@ def tokens_per_frame(input_side: ArrayLike, patch: ArrayLike) -> ArrayLike:
     return (np.floor_divide(input_side, patch)) ** 2
 
 
-def demand_fps(
-    mfu: ArrayLike, peak_flops: ArrayLike, params: ArrayLike, tokens: ArrayLike
-) -> ArrayLike:
+def demand_fps(mfu: ArrayLike, peak_flops: ArrayLike, params: ArrayLike, tokens: ArrayLike) -> ArrayLike:
     """Frames per second an accelerator trains on when nothing makes it wait.
 
     Parameters
@@ -375,8 +373,13 @@ def evaluate(config: pd.DataFrame) -> pd.DataFrame:
     engine = decoder_fps(c["width"], c["height"], c["nvdec_fps_1080p"])
     decode = decode_supply_fps(c["cores"], core, c["nvdec_engines"], engine, g, c["stored"])
     bpf = bytes_per_frame_read(
-        c["width"], c["height"], c["bits_per_pixel"], g, c["stored"],
-        c["decoded_bytes_per_pixel"], c["extra_bytes_per_frame"],
+        c["width"],
+        c["height"],
+        c["bits_per_pixel"],
+        g,
+        c["stored"],
+        c["decoded_bytes_per_pixel"],
+        c["extra_bytes_per_frame"],
     )
     read = read_supply_fps(c["link_bytes_per_s"], bpf)
     supply = supply_fps(read, decode)

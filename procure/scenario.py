@@ -98,7 +98,10 @@ def format_with(
     """
     out = row.copy()
     for name, value in (
-        ("cameras", cameras), ("width", width), ("height", height), ("fps", fps),
+        ("cameras", cameras),
+        ("width", width),
+        ("height", height),
+        ("fps", fps),
         ("bits_per_pixel", bits_per_pixel),
     ):
         if value is not None:
