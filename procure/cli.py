@@ -18,12 +18,17 @@ from rich.table import Table
 
 from .errors import ProcureError
 from .ledger import Ledger, load_ledger
-from .output import jsonable
+from .output import jsonable, write_atomic
+from .plan import Plan
 from .plots import check_path as check_plot_path
+from .problem import from_ledger
+from .program import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, solve
 from .scenario import READ_CHOICES, cluster_with, scenario
 from .simulate import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP, simulate
 
-console = Console(highlight=False)
+#: Width of the tables when the output is not a terminal (a file, a pipe) [characters].
+PIPE_WIDTH = 130
+console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 #: Keys of ``procure bill --json`` (DESIGN.md §6), in order, and the result column of each.
 BILL_KEYS = {
@@ -292,6 +297,166 @@ def simulate_command(
     console.print(table)
     if plot is not None:
         console.print(f"Timeline written to {plot}")
+
+
+def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
+    """Parse repeated ``NAME=NUMBER`` options."""
+    out: dict[str, float] = {}
+    for item in values:
+        name, sep, number = item.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name.strip()] = float(number)
+        except ValueError:
+            raise click.BadParameter(f"{item!r} is not NAME=NUMBER", param_hint=f"'{option}'") from None
+    return out
+
+
+def _json_out_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--json",
+        "json_out",
+        is_flag=False,
+        flag_value="-",
+        default=None,
+        metavar="[FILE]",
+        help="Print one JSON object instead of tables; with FILE, write it there (atomically).",
+    )(f)
+
+
+def _emit_json(obj: dict[str, Any], target: str) -> None:
+    text = json.dumps(jsonable(obj), indent=None if target == "-" else 2)
+    if target == "-":
+        click.echo(text)
+    else:
+        write_atomic(target, lambda tmp: tmp.write_text(text + "\n"))
+        console.print(f"JSON written to {target}")
+
+
+def _write_csv(frame: Any, target: Path) -> None:
+    write_atomic(target, lambda tmp: frame.to_csv(tmp, index=False))
+
+
+def _money(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def _print_plan(plan: Plan) -> None:
+    s = plan.sources
+    if plan.mode == "budget":
+        head = f"Budget {_money(plan.budget)}: what to buy"
+    else:
+        head = f"Target value {plan.target:,.1f}: the least money that reaches it"
+    table = Table(title=head, title_justify="left")
+    for col, just in (("source", "left"), ("buy h", "right"), ("held h", "right"), ("purchase $", "right"),
+                      ("moving $", "right"), ("effective h", "right"), ("value", "right"),
+                      ("value per next $", "right"), ("", "left")):  # fmt: skip
+        table.add_column(col, justify=just)
+    for _, r in s.iterrows():
+        table.add_row(
+            r["source"], _fmt(r["hours"]), _fmt(r["held_hours"]), _fmt(r["purchase_usd"], 2),
+            _fmt(r["transport_usd"], 2), _fmt(r["effective_hours"]), _fmt(r["value"], 1),
+            f"{r['marginal_value_per_usd']:.3g}", {"cap": "all available", "zero": "", "between": ""}[r["position"]],
+        )  # fmt: skip
+    table.add_row(
+        "[bold]total[/bold]", _fmt(s["hours"].sum()), _fmt(s["held_hours"].sum()), _fmt(plan.purchase_usd, 2),
+        _fmt(plan.transport_usd, 2), _fmt(s["effective_hours"].sum()), _fmt(plan.value, 1), "", "",
+    )  # fmt: skip
+    console.print(table)
+    share = plan.transport_usd / plan.spent_usd if plan.spent_usd > 0 else float("nan")
+    console.print(
+        f"All in: {_money(plan.spent_usd)} = purchase {_money(plan.purchase_usd)} + moving "
+        f"{_money(plan.transport_usd)} ({_pct(share)} of the money goes to moving the hours)."
+    )
+    console.print(
+        f"Value {plan.value:,.2f} own-hour equivalents; no plan is worth more than {plan.value_upper_bound:,.2f} "
+        f"(gap {100 * plan.gap:.4f} %, certified within {100 * plan.tolerance:g} %)."
+    )
+    if plan.lambda_ > 0 and plan.lambda_ != float("inf"):
+        between = s.loc[s["position"] == "between", "marginal_value_per_usd"]
+        spread = float((between / plan.lambda_ - 1).abs().max()) if len(between) else 0.0
+        console.print(
+            f"λ = {plan.lambda_:.4g}: the next dollar buys {plan.lambda_:.4g} own-hour equivalents; one more "
+            f"equivalent costs {_money(1 / plan.lambda_)}. Sources bought in part return the same per dollar, "
+            f"within {100 * spread:.2f} % (a smaller --tolerance narrows it)."
+        )
+    elif plan.mode == "budget":
+        console.print("λ = 0: the budget does not bind; more money buys nothing more (see the capacities).")
+    caps = Table(title="Capacities", title_justify="left")
+    for col in ("capacity", "used", "limit", "binds", "one more unit is worth"):
+        caps.add_column(col, justify="left" if col in ("capacity", "binds") else "right")
+    for _, c in plan.capacities.iterrows():
+        worth = f"{_money(c['shadow_usd'])} ({c['shadow_price']:.4g} value)" if c["binding"] else "—"
+        caps.add_row(f"{c['capacity']} [{c['unit']}]", _fmt(c["used"]), _fmt(c["limit"]),
+                     "binds" if c["binding"] else "", worth)  # fmt: skip
+    console.print(caps)
+    for note in plan.notes:
+        console.print(f"note: {note}")
+
+
+@app.command("solve")
+@_ledger_option
+@click.option("--budget", type=float, default=None, help="Dollars to spend, all in [$].")
+@click.option("--target", type=float, default=None, help="Value to reach at least cost [own-hour equivalents].")
+@click.option("--held", multiple=True, metavar="SOURCE=HOURS", help="Hours already held (repeatable).")
+@click.option(
+    "--max-share",
+    multiple=True,
+    metavar="KIND=SHARE",
+    help="At most this share of effective hours from a source or kind (repeatable).",
+)
+@click.option(
+    "--tolerance",
+    type=float,
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="Relative gap between the upper bound and the plan's true value.",
+)
+@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True, help="Seconds allowed.")
+@click.option("--byte-price-x", type=float, default=None, help="Multiplier on the byte price [1].")
+@click.option(
+    "--csv",
+    "csv_out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the plan's rows to FILE (atomically).",
+)
+@_json_out_option
+def solve_command(
+    ledger_dir: Path | None,
+    budget: float | None,
+    target: float | None,
+    held: tuple[str, ...],
+    max_share: tuple[str, ...],
+    tolerance: float,
+    time_limit: float,
+    byte_price_x: float | None,
+    csv_out: Path | None,
+    json_out: str | None,
+) -> None:
+    """What to buy next: the plan of most value for a budget (or least money for a value)."""
+    ledger = load_ledger(ledger_dir)
+    cluster = cluster_with(ledger.cluster, byte_price_x=byte_price_x)
+    problem = from_ledger(
+        ledger,
+        budget=budget,
+        target=target,
+        cluster=cluster,
+        held=_pairs("--held", held) or None,
+        max_share=_pairs("--max-share", max_share) or None,
+    )
+    plan = solve(problem, tolerance=tolerance, time_limit=time_limit)
+    if csv_out is not None:
+        _write_csv(plan.sources, csv_out)
+    if json_out is not None:
+        _emit_json(plan.to_dict(), json_out)
+        if json_out == "-":
+            return
+    else:
+        _print_plan(plan)
+    if csv_out is not None:
+        console.print(f"Plan written to {csv_out}")
 
 
 def main(argv: list[str] | None = None) -> int:

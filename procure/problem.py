@@ -1,0 +1,170 @@
+"""The numbers of the procurement program, assembled from a ledger (no solver here).
+
+One array per source, in ledger order; capacities by name. :func:`from_ledger` prices every
+source's transport bill with :func:`procure.transport.transport` and its effective-hour rate
+with :func:`procure.value.effective_rate`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, invalid
+from .ledger import Cluster, Ledger
+from .transport import transport
+from .value import effective_rate
+
+#: The capacities of the program: name → (column of the transport table, unit).
+CAPACITIES = {
+    "accelerator_hours": ("accelerator_hours", "accelerator-h"),
+    "core_hours": ("core_hours", "core-h"),
+    "storage_gb": ("gb_per_hour", "GB"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the program allocates: sources, their costs, value curves, uses and limits.
+
+    Attributes
+    ----------
+    sources : pandas.DataFrame
+        One row per source with ``source``, ``kind``, ``price_usd_per_hour`` [$/h],
+        ``transport_usd_per_hour`` [$/h] (of which ``bytes_usd_per_hour``), ``rate`` (ρσφ,
+        effective h per h), ``held_hours``, ``available_hours`` (inf = unlimited),
+        ``lot_hours``, ``min_order_hours`` [h], ``fixed_fee_usd`` [$], ``curve``,
+        ``saturation_hours`` [effective h], ``curve_shape`` [1], and per recorded hour the
+        use of each capacity (columns named as :data:`CAPACITIES`).
+    capacity : dict of str to float
+        Limit of each capacity in the training window (inf = unlimited).
+    budget : float or None
+        Dollars to spend [$], in budget mode.
+    target : float or None
+        Value to reach [own-hour equivalents], in target mode (the least money that does).
+    max_share : dict of str to float
+        Mix bounds: sources whose ``source`` or ``kind`` is the key take at most this share
+        of all effective hours [1].
+    """
+
+    sources: pd.DataFrame
+    capacity: dict[str, float]
+    budget: float | None = None
+    target: float | None = None
+    max_share: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.sources)
+
+    @property
+    def cost(self) -> np.ndarray:
+        """All-in price of one hour bought, purchase + transport [$/h]."""
+        s = self.sources
+        return (s["price_usd_per_hour"] + s["transport_usd_per_hour"]).to_numpy(dtype=float)
+
+    def usage(self, name: str) -> np.ndarray:
+        """Use of capacity ``name`` per recorded hour [its unit per h]."""
+        return self.sources[name].to_numpy(dtype=float)
+
+    def with_byte_price_x(self, multiplier: float) -> Problem:
+        """The problem with the byte price multiplied by ``multiplier`` (transport rescaled)."""
+        s = self.sources.copy()
+        s["transport_usd_per_hour"] = (
+            s["transport_usd_per_hour"] - s["bytes_usd_per_hour"] + multiplier * s["bytes_usd_per_hour"]
+        )
+        s["bytes_usd_per_hour"] = multiplier * s["bytes_usd_per_hour"]
+        return replace(self, sources=s)
+
+
+def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:
+    out = sources.copy()
+    for name, hours in held.items():
+        hit = out["source"] == name
+        if not hit.any():
+            raise invalid("held", name, f"not a source of the ledger: sources are {', '.join(out['source'])}")
+        if not (isinstance(hours, int | float) and math.isfinite(hours) and hours >= 0):
+            raise invalid(f"held {name}", hours, "must be a number ≥ 0")
+        out.loc[hit, "held_hours"] = float(hours)
+    return out
+
+
+def from_ledger(
+    ledger: Ledger,
+    *,
+    budget: float | None = None,
+    target: float | None = None,
+    cluster: Cluster | None = None,
+    held: Mapping[str, float] | None = None,
+    max_share: Mapping[str, float] | None = None,
+) -> Problem:
+    """Assemble the program's numbers from a ledger.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        Sources and cluster.
+    budget : float, optional
+        Dollars to spend [$]. Exactly one of ``budget`` and ``target``.
+    target : float, optional
+        Value to reach at least cost [own-hour equivalents].
+    cluster : Cluster, optional
+        Instead of the ledger's (see :func:`procure.scenario.cluster_with`).
+    held : mapping of str to float, optional
+        Hours already held, by source, replacing the ledger's ``held_hours``.
+    max_share : mapping of str to float, optional
+        Mix bounds by source name or kind: at most this share of all effective hours.
+
+    Raises
+    ------
+    InputError
+        Neither or both of budget and target; a negative budget; a target ≤ 0; a held
+        override for an unknown source; a mix bound outside [0, 1] or naming nothing.
+    """
+    if (budget is None) == (target is None):
+        raise InputError("budget and target: give exactly one (--budget B or --target V)")
+    if budget is not None and not (math.isfinite(budget) and budget >= 0):
+        raise invalid("budget", budget, "must be a number ≥ 0 [$]")
+    if target is not None and not (math.isfinite(target) and target > 0):
+        raise invalid("target", target, "must be a number > 0 [own-hour equivalents]")
+    cl = cluster or ledger.cluster
+    rows = ledger.sources if held is None else _held_overrides(ledger.sources, held)
+    table = transport(rows, cl)
+    s = pd.DataFrame(
+        {
+            "source": table["source"].astype(str),
+            "kind": table["kind"].astype(str),
+            "price_usd_per_hour": table["price_usd_per_hour"].astype(float),
+            "transport_usd_per_hour": table["bill_usd"].astype(float),
+            "bytes_usd_per_hour": table["bytes_usd"].astype(float),
+            "rate": effective_rate(
+                table["exchange_rate"], table["survival"], table["shelf_life_months"], cl.horizon_months
+            ).astype(float),
+            "held_hours": table["held_hours"].astype(float),
+            "available_hours": table["available_hours"].astype(float),
+            "lot_hours": table["lot_hours"].astype(float),
+            "min_order_hours": table["min_order_hours"].astype(float),
+            "fixed_fee_usd": table["fixed_fee_usd"].astype(float),
+            "curve": table["curve"].astype(str),
+            "saturation_hours": table["saturation_hours"].astype(float),
+            "curve_shape": table["curve_shape"].astype(float),
+        }
+    )
+    for name, (column, _unit) in CAPACITIES.items():
+        s[name] = table[column].astype(float)
+    capacity = {
+        "accelerator_hours": cl.accelerator_hours_capacity,
+        "core_hours": cl.core_hours_capacity,
+        "storage_gb": cl.storage_gb,
+    }
+    shares = dict(max_share or {})
+    for key, share in shares.items():
+        if not ((s["source"] == key).any() or (s["kind"] == key).any()):
+            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(s['source'])}")
+        if not (isinstance(share, int | float) and 0 <= share <= 1):
+            raise invalid(f"max_share {key}", share, "must be a number ≥ 0 and ≤ 1")
+    return Problem(sources=s, capacity=capacity, budget=budget, target=target, max_share=shares)
