@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from .errors import ProcureError
@@ -23,8 +24,11 @@ from .plan import Plan
 from .plots import check_path as check_plot_path
 from .problem import from_ledger
 from .program import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, solve
+from .rank import RANK_BY, rank
 from .scenario import READ_CHOICES, cluster_with, scenario
+from .sensitivity import PARAMETERS, byte_price_range, sweep
 from .simulate import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP, simulate
+from .transport import transport
 
 #: Width of the tables when the output is not a terminal (a file, a pipe) [characters].
 PIPE_WIDTH = 130
@@ -200,14 +204,27 @@ def app() -> None:
     """procure: which robot-learning hours to buy next, once moving them is paid for."""
 
 
+def _plot_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(
+        "--plot", type=click.Path(path_type=Path), default=None, help=f"Write {what} to FILE (.png or .svg)."
+    )
+
+
 @app.command("bill")
 @_ledger_option
 @_format_options
+@_plot_option("busy against cores")
 @_json_option
-def bill_command(ledger_dir: Path | None, as_json: bool, **options: Any) -> None:
+def bill_command(ledger_dir: Path | None, as_json: bool, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
+    if plot is not None:
+        check_plot_path(plot)
     ledger = load_ledger(ledger_dir)
     row, cluster = _scenario_from(ledger, options)
+    if plot is not None:
+        from .plots import busy_vs_cores, save
+
+        save(busy_vs_cores(row), plot)
     if as_json:
         click.echo(json.dumps(bill_record(row)))
     else:
@@ -422,6 +439,10 @@ def _print_plan(plan: Plan) -> None:
     default=None,
     help="Write the plan's rows to FILE (atomically).",
 )
+@click.option(
+    "--ranging", is_flag=True, help="Also find the byte-price multipliers over which the plan keeps its shape."
+)
+@_plot_option("the value curves with the plan's points and the λ line")
 @_json_out_option
 def solve_command(
     ledger_dir: Path | None,
@@ -433,9 +454,15 @@ def solve_command(
     time_limit: float,
     byte_price_x: float | None,
     csv_out: Path | None,
+    ranging: bool,
+    plot: Path | None,
     json_out: str | None,
 ) -> None:
     """What to buy next: the plan of most value for a budget (or least money for a value)."""
+    if plot is not None:
+        check_plot_path(plot)
+    if ranging and budget is None:
+        raise click.UsageError("--ranging needs --budget")
     ledger = load_ledger(ledger_dir)
     cluster = cluster_with(ledger.cluster, byte_price_x=byte_price_x)
     problem = from_ledger(
@@ -447,16 +474,186 @@ def solve_command(
         max_share=_pairs("--max-share", max_share) or None,
     )
     plan = solve(problem, tolerance=tolerance, time_limit=time_limit)
+    span = None
+    if ranging:
+        span = byte_price_range(problem)
+    if plot is not None:
+        from .plots import save, value_curves
+
+        save(value_curves(plan, problem), plot)
     if csv_out is not None:
         _write_csv(plan.sources, csv_out)
     if json_out is not None:
-        _emit_json(plan.to_dict(), json_out)
+        out = plan.to_dict()
+        if span is not None:
+            out["byte_price_range"] = list(span)
+        _emit_json(out, json_out)
         if json_out == "-":
             return
     else:
         _print_plan(plan)
+        if span is not None:
+            console.print(
+                f"The plan keeps its shape (the same sources bought, the same constraints binding) for byte "
+                f"prices from {span[0]:.4g} to {span[1]:.4g} times the ledger's."
+            )
+    for path, what in ((csv_out, "Plan"), (plot, "Plot")):
+        if path is not None:
+            console.print(f"{what} written to {path}")
+
+
+@app.command("rank")
+@_ledger_option
+@click.option(
+    "--by",
+    type=click.Choice(list(RANK_BY)),
+    default="value",
+    show_default=True,
+    help="volume: GB an hour; value: value per $ of the next hour (with --budget: value in the plan); "
+    "share: transport's share of the price; price: purchase price.",
+)
+@click.option("--budget", type=float, default=None, help="Add each source's hours, GB and value in this budget's plan.")
+@_plot_option("the bill split per source (bytes, cores, idle)")
+@_json_out_option
+def rank_command(ledger_dir: Path | None, by: str, budget: float | None, plot: Path | None,
+                 json_out: str | None) -> None:  # fmt: skip
+    """How sources rank by volume, value, transport share or price."""
+    if plot is not None:
+        check_plot_path(plot)
+    ledger = load_ledger(ledger_dir)
+    table = rank(ledger, by, budget=budget)
+    if plot is not None:
+        from .plots import bill_split, save
+
+        save(bill_split(transport(ledger.sources, ledger.cluster)), plot)
+    if json_out is not None:
+        _emit_json({"by": by, "rows": table.to_dict("records")}, json_out)
+        if json_out == "-":
+            return
+    else:
+        out = Table(title=f"Sources ranked by {by}", title_justify="left")
+        heads = [
+            ("rank", "rank"), ("source", "source"), ("GB/h", "gb_per_hour"), ("price $/h", "price_usd_per_hour"),
+            ("moving $/h", "transport_usd_per_hour"), ("share", "share"), ("$ per useful h", "cost_per_useful_hour"),
+            ("value per next $", "marginal_value_per_usd"),
+        ]  # fmt: skip
+        if budget is not None:
+            heads += [("plan h", "plan_hours"), ("plan GB", "plan_gb"), ("plan value", "plan_value")]
+        for head, _ in heads:
+            out.add_column(head, justify="left" if head == "source" else "right")
+        for _, r in table.iterrows():
+            cells = []
+            for _, col in heads:
+                v = r[col]
+                if col == "share":
+                    cells.append(_pct(v))
+                elif col == "marginal_value_per_usd":
+                    cells.append(f"{v:.3g}")
+                elif isinstance(v, str):
+                    cells.append(v)
+                else:
+                    cells.append(_fmt(v, 0 if col == "rank" else 2))
+            out.add_row(*cells)
+        console.print(out)
+    if plot is not None:
+        console.print(f"Plot written to {plot}")
+
+
+@app.command("sensitivity")
+@_ledger_option
+@click.option(
+    "--byte-price-x",
+    "byte_range",
+    type=float,
+    nargs=2,
+    default=None,
+    metavar="LO HI",
+    help="Vary the byte-price multiplier from LO to HI (log-spaced).",
+)
+@click.option(
+    "--vary",
+    type=(str, float, float),
+    default=None,
+    metavar="NAME LO HI",
+    help=f"Vary another input instead: {', '.join(PARAMETERS)}.",
+)
+@click.option("--steps", type=int, default=9, show_default=True, help="Points in the range.")
+@click.option("--budget", type=float, default=100_000.0, show_default=True, help="Dollars to spend [$].")
+@click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True)
+@click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None, help="Write the table to FILE.")
+@_plot_option("hours per source against the input")
+@_json_out_option
+def sensitivity_command(
+    ledger_dir: Path | None,
+    byte_range: tuple[float, float] | None,
+    vary: tuple[str, float, float] | None,
+    steps: int,
+    budget: float,
+    tolerance: float,
+    csv_out: Path | None,
+    plot: Path | None,
+    json_out: str | None,
+) -> None:
+    """How the plan and the bill move with byte prices (or another input)."""
+    if byte_range is not None and vary is not None:
+        raise click.UsageError("give --byte-price-x or --vary, not both")
+    if vary is not None:
+        parameter, lo, hi = vary
+        if parameter not in PARAMETERS:
+            raise click.BadParameter(
+                f"{parameter!r} is not an input that can vary: allowed are {', '.join(PARAMETERS)}",
+                param_hint="'--vary'",
+            )
+    else:
+        parameter, (lo, hi) = "byte_price_x", byte_range or (0.1, 10.0)
+    option = "--byte-price-x" if parameter == "byte_price_x" else "--vary"
+    if not lo > 0:
+        raise click.BadParameter(f"LO = {lo:g} is invalid: must be > 0", param_hint=f"'{option}'")
+    if hi < lo:
+        raise click.BadParameter(f"HI = {hi:g} is invalid: must be ≥ LO ({lo:g})", param_hint=f"'{option}'")
+    if steps < 2:
+        raise click.BadParameter(f"{steps} is invalid: must be ≥ 2", param_hint="'--steps'")
+    if plot is not None:
+        check_plot_path(plot)
+    ledger = load_ledger(ledger_dir)
+    show = json_out != "-" and sys.stderr.isatty()
+    with Progress(console=Console(stderr=True), disable=not show, transient=True) as bar:
+        task = bar.add_task(f"solving {steps} plans", total=steps)
+        table = sweep(ledger, parameter, lo, hi, steps, budget=budget, tolerance=tolerance,
+                      progress=lambda done, _total: bar.update(task, completed=done))  # fmt: skip
+    if plot is not None:
+        from .plots import save, sensitivity_hours
+
+        save(sensitivity_hours(table), plot)
     if csv_out is not None:
-        console.print(f"Plan written to {csv_out}")
+        _write_csv(table, csv_out)
+    if json_out is not None:
+        _emit_json({"parameter": parameter, "rows": table.to_dict("records")}, json_out)
+        if json_out == "-":
+            return
+    else:
+        plans = table.groupby("x", sort=True)
+        out = Table(title=f"The plan at {budget:,.0f} $ as {parameter} moves", title_justify="left")
+        sources = list(dict.fromkeys(table["source"]))
+        for head in [
+            parameter,
+            "plan value",
+            "λ",
+            "moving share",
+            "idle share of moving",
+            *[f"{s} h" for s in sources],
+        ]:
+            out.add_column(head, justify="right")
+        for x, part in plans:
+            first = part.iloc[0]
+            hours = part.set_index("source")["hours"]
+            out.add_row(f"{x:.4g}", f"{first['plan_value']:,.1f}", f"{first['lambda']:.4g}",
+                        _pct(first["transport_share"]), _pct(first["idle_share"]),
+                        *[_fmt(hours[s]) for s in sources])  # fmt: skip
+        console.print(out)
+    for path, what in ((csv_out, "Table"), (plot, "Plot")):
+        if path is not None:
+            console.print(f"{what} written to {path}")
 
 
 def main(argv: list[str] | None = None) -> int:

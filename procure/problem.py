@@ -35,7 +35,8 @@ class Problem:
     ----------
     sources : pandas.DataFrame
         One row per source with ``source``, ``kind``, ``price_usd_per_hour`` [$/h],
-        ``transport_usd_per_hour`` [$/h] (of which ``bytes_usd_per_hour``), ``rate`` (ρσφ,
+        ``transport_usd_per_hour`` [$/h] (of which ``bytes_usd_per_hour``,
+        ``cores_usd_per_hour`` and ``idle_usd_per_hour``), ``rate`` (ρσφ,
         effective h per h), ``held_hours``, ``available_hours`` (inf = unlimited),
         ``lot_hours``, ``min_order_hours`` [h], ``fixed_fee_usd`` [$], ``curve``,
         ``saturation_hours`` [effective h], ``curve_shape`` [1], and per recorded hour the
@@ -141,6 +142,8 @@ def from_ledger(
             "price_usd_per_hour": table["price_usd_per_hour"].astype(float),
             "transport_usd_per_hour": table["bill_usd"].astype(float),
             "bytes_usd_per_hour": table["bytes_usd"].astype(float),
+            "idle_usd_per_hour": table["idle_usd"].astype(float),
+            "cores_usd_per_hour": table["cores_usd"].astype(float),
             "rate": effective_rate(
                 table["exchange_rate"], table["survival"], table["shelf_life_months"], cl.horizon_months
             ).astype(float),

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,7 @@ class _State:
     held: np.ndarray
     room: np.ndarray
     upper: np.ndarray
+    budget_bounded: np.ndarray
     curve: np.ndarray
     k: np.ndarray
     shape: np.ndarray
@@ -105,12 +106,18 @@ def _state(problem: Problem) -> _State:
             room = np.where(use > 0, (limit - used) / use, np.inf)
         upper = np.minimum(upper, np.maximum(room, 0.0))
     room = upper.copy()  # what availability and capacities allow
-    if problem.budget is not None:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            afford = np.where(cost > 0, problem.budget / cost, np.inf)
-        upper = np.minimum(upper, afford)
     shape = s["curve_shape"].to_numpy(float)
     curve = s["curve"].to_numpy(str)
+    concave = np.asarray(vc.is_concave(curve, shape), dtype=bool)
+    budget_bounded = np.zeros(problem.n, dtype=bool)
+    if problem.budget is not None:
+        # The budget bounds a source in the model only where nothing else does, or where a hill
+        # curve's breakpoints need a tight range: the model then stays valid for other budgets
+        # and costs (Program.set_budget, Program.set_costs).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            afford = np.where(cost > 0, problem.budget / cost, np.inf)
+        budget_bounded = (~np.isfinite(room) | ~concave) & (afford < room)
+        upper = np.where(budget_bounded, afford, room)
     if ((curve == "hill") & ~(shape > 0)).any():
         bad = s.loc[(curve == "hill") & ~(shape > 0), "source"].iloc[0]
         raise invalid(f"curve_shape of {bad!r}", float(s.loc[s["source"] == bad, "curve_shape"].iloc[0]),
@@ -124,15 +131,14 @@ def _state(problem: Problem) -> _State:
         )
     lots = s["lot_hours"].to_numpy(float)
     binary = ((s["min_order_hours"] > 0) | (s["fixed_fee_usd"] > 0)).to_numpy() & (upper > 0)
-    concave = np.asarray(vc.is_concave(curve, shape), dtype=bool)
     if ((binary | (lots > 0) | ~concave) & ~np.isfinite(upper)).any():
         bad = s.loc[(binary | (lots > 0) | ~concave) & ~np.isfinite(upper), "source"].iloc[0]
         raise SolveError(
             f"{bad!r} is unlimited, which its lots, minimum order, fee or hill curve cannot be modelled with in "
             "target mode: give it available_hours"
         )
-    return _State(cost, s["rate"].to_numpy(float), held, room, upper, curve, s["saturation_hours"].to_numpy(float),
-                  shape, concave, binary, lots)  # fmt: skip
+    return _State(cost, s["rate"].to_numpy(float), held, room, upper, budget_bounded, curve,
+                  s["saturation_hours"].to_numpy(float), shape, concave, binary, lots)  # fmt: skip
 
 
 def _initial_points(st: _State, i: int) -> list[float]:
@@ -327,24 +333,40 @@ class Program:
     # ------------------------------------------------------------------ changes between solves
 
     def set_costs(self, cost: np.ndarray) -> None:
-        """New all-in prices per hour [$/h], in source order (the cuts stay valid)."""
-        st = self.model._procure_state
-        if self.problem.budget is not None and np.any(cost < st.cost) and np.isfinite(self.problem.budget):
-            # Upper bounds derived from the budget would be too tight: rebuild.
-            self.__init__(self._with_cost(cost), tolerance=self.tolerance, time_limit=self.time_limit,
-                          hill_points=self.model._procure_hill_points)  # fmt: skip
-            return
-        for i, c in enumerate(cost):
-            self.model.cost[i] = float(c)
-        st.cost = np.asarray(cost, dtype=float)
+        """New all-in prices per hour [$/h], in source order; the cuts stay valid.
+
+        Changes mutable parameters of the built model (the persistent solver keeps its
+        basis); rebuilds only where a source's bound came from the budget and would loosen.
+        """
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
+            raise invalid("cost", cost, f"must be {self.problem.n} numbers ≥ 0 [$/h], one per source")
+        st: _State = self.model._procure_state
         self.problem = self._with_cost(cost)
+        if np.any(st.budget_bounded & (cost < st.cost)):
+            self._rebuild()
+            return
+        for i, c in enumerate(cost.tolist()):
+            self.model.cost[i] = c
+        st.cost = cost
 
-    def _with_cost(self, cost: np.ndarray) -> Problem:
-        s = self.problem.sources.copy()
-        s["transport_usd_per_hour"] = np.asarray(cost) - s["price_usd_per_hour"].to_numpy()
-        from dataclasses import replace
+    def set_budget(self, budget: float) -> None:
+        """A new budget [$] for the built model (budget mode)."""
+        if self.problem.budget is None:
+            raise invalid("budget", budget, "this program is in target mode")
+        if not (math.isfinite(budget) and budget >= 0):
+            raise invalid("budget", budget, "must be a number ≥ 0 [$]")
+        st: _State = self.model._procure_state
+        old = self.problem.budget
+        self.problem = replace(self.problem, budget=float(budget))
+        if np.any(st.budget_bounded) and budget > old:
+            self._rebuild()
+            return
+        self.model.budget = float(budget)
 
-        return replace(self.problem, sources=s)
+    def _rebuild(self) -> None:
+        self.__init__(self.problem, tolerance=self.tolerance, time_limit=self.time_limit,
+                      hill_points=self.model._procure_hill_points)  # fmt: skip
 
     # ------------------------------------------------------------------ solving
 
@@ -439,6 +461,11 @@ class Program:
         lam, shadow = self._duals(m, res, x)
         return self._plan(st, x, v, e, true_value, upper, gap, lam, shadow, rounds, time.perf_counter() - t0)
 
+    def _with_cost(self, cost: np.ndarray) -> Problem:
+        s = self.problem.sources.copy()
+        s["transport_usd_per_hour"] = cost - s["price_usd_per_hour"].to_numpy()
+        return replace(self.problem, sources=s)
+
     def _refine_hills(self) -> None:
         points = 2 * self.model._procure_hill_points - 1
         self.__init__(self.problem, tolerance=self.tolerance, time_limit=self.time_limit, hill_points=points)
@@ -508,8 +535,8 @@ class Program:
         with np.errstate(divide="ignore", invalid="ignore"):
             mv = np.where(st.cost + charge > 0, dv / (st.cost + charge), np.inf)
             mv_price = np.where(st.cost > 0, dv / st.cost, np.inf)
-        tol = 1e-7 * np.maximum(1.0, st.upper)
-        position = np.where(x <= tol, "zero", np.where(x >= st.upper - tol, "cap", "between"))
+        tol = 1e-7 * np.maximum(1.0, np.where(np.isfinite(st.room), st.room, 1.0))
+        position = np.where(x <= tol, "zero", np.where(x >= st.room - tol, "cap", "between"))
         sources = pd.DataFrame(
             {
                 "source": s["source"],
@@ -559,7 +586,7 @@ class Program:
                     f"{s['source'].iloc[i]} cannot be bought: its minimum order costs ${least[i]:,.2f}, "
                     f"more than the budget"
                 )
-        for i in np.flatnonzero(st.upper <= 0):
+        for i in np.flatnonzero(st.room <= 0):
             notes.append(f"{s['source'].iloc[i]} cannot be bought: nothing available or no capacity left")
         return Plan(
             mode="budget" if p.budget is not None else "target",
