@@ -346,8 +346,8 @@ class Program:
         if np.any(st.budget_bounded & (cost < st.cost)):
             self._rebuild()
             return
-        for i, c in enumerate(cost.tolist()):
-            self.model.cost[i] = c
+        for data, c in zip(self.model.cost.values(), cost.tolist(), strict=True):
+            data.set_value(c)
         st.cost = cost
 
     def set_budget(self, budget: float) -> None:
@@ -424,10 +424,13 @@ class Program:
         while True:
             rounds += 1
             res = self._solve_once(m, deadline)
-            res.solution_loader.load_vars()
-            x = np.array([m.x[i].value or 0.0 for i in m.S])
+            xs, zs = list(m.x.values()), list(m.z.values())
+            if self._has_integers:
+                res.solution_loader.load_vars()  # the duals fix the integers at their values
+            found = res.solution_loader.get_vars(xs + zs)
+            x = np.array([found[v] or 0.0 for v in xs])
             x = np.clip(x, 0.0, st.upper)
-            z = np.array([m.z[i].value or 0.0 for i in m.S])
+            z = np.array([found[v] or 0.0 for v in zs])
             e = st.rate * (st.held + x)
             v = np.asarray(vc.value(e, st.curve, st.k, st.shape), dtype=float)
             true_value = float(v.sum())
