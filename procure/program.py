@@ -60,6 +60,12 @@ DEFAULT_HILL_POINTS = 17
 MAX_ROUNDS = 100
 #: First tangent points, in units of the curve's saturation scale k.
 INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
+#: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
+#: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
+SMALLEST_TANGENT_POINT = 1e-6
+#: A source gets a new cut when the LP credits it with more than this share of the plan's
+#: value above its curve [1].
+CUT_THRESHOLD = 1e-9
 #: Relative slack under which a capacity or budget row counts as binding [1].
 BINDING_TOLERANCE = 1e-7
 
@@ -249,6 +255,11 @@ def _add_cuts(m: pyo.ConcreteModel, st: _State, sources: np.ndarray, points: np.
     if len(sources) == 0:
         return []
     sources = np.asarray(sources, dtype=np.int64)
+    # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
+    points = np.maximum(
+        np.asarray(points, dtype=float),
+        np.where(st.curve[sources] == "hill", SMALLEST_TANGENT_POINT * st.k[sources], 0.0),
+    )
     slope, intercept = vc.tangent(points, st.curve[sources], st.k[sources], st.shape[sources])
     coef = (-np.asarray(slope) * st.rate[sources]).tolist()
     rhs = (np.asarray(slope) * st.rate[sources] * st.held[sources] + intercept).tolist()
@@ -451,7 +462,7 @@ class Program:
                     f"not certified: after {rounds} rounds the gap is {gap:.2e}, above the tolerance "
                     f"{self.tolerance:.0e}: raise --tolerance"
                 )
-            over = np.flatnonzero(((z - v) > 1e-9 * max(1.0, abs(upper))) & st.concave)
+            over = np.flatnonzero(((z - v) > CUT_THRESHOLD * max(1.0, abs(upper))) & st.concave)
             new = _add_cuts(m, st, over, e[over])
             if new:
                 self.solver.add_constraints(new)

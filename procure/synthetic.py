@@ -14,7 +14,7 @@ def random_sources(n: int, seed: int = 0, *, curves: tuple[str, ...] = ("log", "
     """``n`` validated-looking source rows drawn around the default ledger's five kinds.
 
     Prices, formats and value parameters are drawn at random (seeded); curves from
-    ``curves``. The frame has every column of :data:`procure.ledger.SOURCE_COLUMNS`.
+    ``curves`` (hill curves get a concave shape, s in [0.3, 1]). The frame has every column of :data:`procure.ledger.SOURCE_COLUMNS`.
     """
     rng = np.random.default_rng(seed)
     base = load_ledger().sources
@@ -30,7 +30,9 @@ def random_sources(n: int, seed: int = 0, *, curves: tuple[str, ...] = ("log", "
     out["shelf_life_months"] = rng.choice([6.0, 12.0, 18.0, 36.0, math.inf], n)
     out["curve"] = rng.choice(curves, n)
     out["saturation_hours"] = rng.uniform(20, 2_000, n)
-    out["curve_shape"] = np.where(out["curve"] == "power", rng.uniform(0.2, 0.9, n), np.nan)
+    out["curve_shape"] = np.select(
+        [out["curve"] == "power", out["curve"] == "hill"], [rng.uniform(0.2, 0.9, n), rng.uniform(0.3, 1.0, n)], np.nan
+    )
     out["width"] = rng.choice([640, 854, 1280, 1920], n)
     out["height"] = (out["width"] * 9 // 16).astype(int)
     out["cameras"] = rng.integers(1, 5, n)
