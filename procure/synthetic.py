@@ -14,7 +14,8 @@ def random_sources(n: int, seed: int = 0, *, curves: tuple[str, ...] = ("log", "
     """``n`` validated-looking source rows drawn around the default ledger's five kinds.
 
     Prices, formats and value parameters are drawn at random (seeded); curves from
-    ``curves`` (hill curves get a concave shape, s in [0.3, 1]). The frame has every column of :data:`procure.ledger.SOURCE_COLUMNS`.
+    ``curves`` (hill curves get a concave shape, s in [0.3, 1]). The frame has every column
+    of :data:`procure.ledger.SOURCE_COLUMNS`.
     """
     rng = np.random.default_rng(seed)
     base = load_ledger().sources

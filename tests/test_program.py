@@ -4,6 +4,7 @@ independent cross-checks (SciPy, water-filling, brute force), properties and err
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -129,12 +130,12 @@ def scipy_optimum(problem: Problem) -> float:
             rows.append(problem.usage(name) * scale)
             ub.append(limit - problem.usage(name) @ h0)
     upper = s["available_hours"].to_numpy() / scale
-    res = minimize(
-        neg, np.full(problem.n, 1e-6), jac=grad, hess=BFGS(),
-        method="trust-constr", bounds=Bounds(np.zeros(problem.n), upper),
-        constraints=[LinearConstraint(np.array(rows), -np.inf, np.array(ub))],
-        options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
-    )
+    with warnings.catch_warnings():  # BFGS notes flat stretches of linear-like curves; harmless here
+        warnings.simplefilter("ignore", UserWarning)
+        res = minimize(neg, np.full(problem.n, 1e-6), jac=grad, hess=BFGS(),
+                       method="trust-constr", bounds=Bounds(np.zeros(problem.n), upper),
+                       constraints=[LinearConstraint(np.array(rows), -np.inf, np.array(ub))],
+                       options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
     assert res.status in (1, 2), res.message
     return -res.fun
 
