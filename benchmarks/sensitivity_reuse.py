@@ -25,37 +25,23 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from solve_scaling import TOLERANCE, _add_cuts, _base_lp
+from solve_scaling import TOLERANCE, _base_lp, first_cuts, refine
 
-from procure import value as vc
 from procure.problem import from_ledger
-from procure.program import Program, _initial_points, _state
+from procure.program import Program, _state
 from procure.synthetic import random_ledger
 
 
 def raw_loop(base, grid) -> list[float]:
     st = _state(base)
-    n = base.n
     h = _base_lp(base, st)
-    first = [(i, p) for i in range(n) if st.concave[i] for p in _initial_points(st, i)]
-    _add_cuts(h, st, n, np.array([i for i, _ in first]), np.array([p for _, p in first]))
+    first_cuts(h, st, base.n)
     values = []
     for m in grid:
         cost = base.with_byte_price_x(m).cost
-        for i in range(n):
+        for i in range(base.n):
             h.changeCoeff(0, i, float(cost[i]))  # row 0 is the budget row
-        while True:
-            h.run()
-            col = np.asarray(h.getSolution().col_value)
-            x, z = np.clip(col[:n], 0, st.upper), col[n:]
-            e = st.rate * (st.held + x)
-            v = np.asarray(vc.value(e, st.curve, st.k, st.shape))
-            upper = -h.getInfo().objective_function_value
-            if (upper - v.sum()) / abs(upper) <= TOLERANCE or upper - v.sum() <= 1e-6:
-                values.append(float(v.sum()))
-                break
-            over = np.flatnonzero(((z - v) > 1e-9 * max(1.0, abs(upper))) & st.concave)
-            _add_cuts(h, st, n, over, e[over])
+        values.append(refine(h, st, base.n)[0])
     return values
 
 

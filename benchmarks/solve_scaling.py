@@ -25,7 +25,7 @@ import numpy as np
 
 from procure import value as vc
 from procure.problem import from_ledger
-from procure.program import Program, _initial_points, _state
+from procure.program import CUT_THRESHOLD, VALUE_ABS_TOLERANCE, Program, _initial_points, _state
 from procure.synthetic import random_ledger
 
 TOLERANCE = 1e-4
@@ -70,17 +70,18 @@ def _add_cuts(h, st, n, sources, points) -> int:
     return m
 
 
-def highspy_adaptive(problem) -> tuple[float, int, int]:
-    st = _state(problem)
-    n = problem.n
-    h = _base_lp(problem, st)
-    src, pts = [], []
-    for i in range(n):
-        for p in _initial_points(st, i):
-            src.append(i)
-            pts.append(p)
-    rows = _add_cuts(h, st, n, np.array(src), np.array(pts))
-    rounds = 0
+def first_cuts(h, st, n) -> int:
+    """procure's first tangents, as rows of ``h``."""
+    first = [(i, p) for i in range(n) if st.concave[i] for p in _initial_points(st, i)]
+    return _add_cuts(h, st, n, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
+
+
+def refine(h, st, n) -> tuple[float, int, int]:
+    """Solve ``h`` warm and add cuts at the plan until certified, as ``Program.solve`` does.
+
+    Returns the plan's true value, the rounds and the cuts added.
+    """
+    rounds = added = 0
     while True:
         rounds += 1
         h.run()
@@ -89,11 +90,20 @@ def highspy_adaptive(problem) -> tuple[float, int, int]:
         e = st.rate * (st.held + x)
         v = np.asarray(vc.value(e, st.curve, st.k, st.shape))
         upper = -h.getInfo().objective_function_value
-        if (upper - v.sum()) / abs(upper) <= TOLERANCE:
+        gap = upper - v.sum()
+        if gap / abs(upper) <= TOLERANCE or gap <= VALUE_ABS_TOLERANCE:
             h.getSolution().row_dual  # duals, as procure reads them  # noqa: B018
-            return float(v.sum()), rounds, rows
-        over = np.flatnonzero(((z - v) > 1e-9 * max(1.0, abs(upper))) & st.concave)
-        rows += _add_cuts(h, st, n, over, e[over])
+            return float(v.sum()), rounds, added
+        over = np.flatnonzero(((z - v) > CUT_THRESHOLD * max(1.0, abs(upper))) & st.concave)
+        added += _add_cuts(h, st, n, over, e[over])
+
+
+def highspy_adaptive(problem) -> tuple[float, int, int]:
+    st = _state(problem)
+    h = _base_lp(problem, st)
+    rows = first_cuts(h, st, problem.n)
+    value, rounds, added = refine(h, st, problem.n)
+    return value, rounds, rows + added
 
 
 def highspy_fixed(problem, cuts: int = 16) -> tuple[float, float, int]:
