@@ -335,8 +335,12 @@ class Program:
         self.problem = problem
         self.tolerance = tolerance
         self.time_limit = time_limit
+        self._build(hill_points)
+
+    def _build(self, hill_points: int) -> None:
+        """Build the model of ``self.problem`` and a fresh persistent solver for it."""
         t0 = time.perf_counter()
-        self.model = build_model(problem, hill_points=hill_points)
+        self.model = build_model(self.problem, hill_points=hill_points)
         self.build_seconds = time.perf_counter() - t0
         self.solver = _persistent_highs()
         self._has_integers = bool(len(self.model.B) or len(self.model.L) or len(self.model.H))
@@ -376,8 +380,7 @@ class Program:
         self.model.budget = float(budget)
 
     def _rebuild(self) -> None:
-        self.__init__(self.problem, tolerance=self.tolerance, time_limit=self.time_limit,
-                      hill_points=self.model._procure_hill_points)  # fmt: skip
+        self._build(self.model._procure_hill_points)
 
     # ------------------------------------------------------------------ solving
 
@@ -482,7 +485,7 @@ class Program:
 
     def _refine_hills(self) -> None:
         points = 2 * self.model._procure_hill_points - 1
-        self.__init__(self.problem, tolerance=self.tolerance, time_limit=self.time_limit, hill_points=points)
+        self._build(points)
 
     def _check_minimum_orders(self, st: _State) -> None:
         s = self.problem.sources

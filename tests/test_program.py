@@ -323,6 +323,23 @@ def test_reuse_after_a_cost_change():
     assert again.value == pytest.approx(fresh.value, rel=2e-6)
 
 
+def test_reuse_where_only_the_budget_bounds_a_source():
+    """An unlimited source on an unlimited cluster is bounded by the budget alone: a larger
+    budget or a lower cost rebuilds the model, and the plans match fresh solves."""
+    unlimited = DEFAULT_LEDGER.cluster.replace(count=math.inf, storage_gb=math.inf)
+    rows = DEFAULT_LEDGER.sources.copy()
+    rows["available_hours"] = math.inf
+    problem = from_ledger(Ledger(rows, unlimited, DEFAULT_LEDGER.path), budget=20_000)
+    program = Program(problem, tolerance=1e-6)
+    program.solve()
+    program.set_budget(80_000)
+    assert program.solve().value == pytest.approx(solve(replace(problem, budget=80_000), tolerance=1e-6).value, rel=2e-6)
+    cheaper = problem.with_byte_price_x(0.1)
+    program.set_budget(20_000)
+    program.set_costs(cheaper.cost)
+    assert program.solve().value == pytest.approx(solve(cheaper, tolerance=1e-6).value, rel=2e-6)
+
+
 # ----------------------------------------------------------------------------- errors
 
 
