@@ -66,7 +66,8 @@ SMALLEST_TANGENT_POINT = 1e-6
 #: A source gets a new cut when the LP credits it with more than this share of the plan's
 #: value above its curve [1].
 CUT_THRESHOLD = 1e-9
-#: Relative slack under which a capacity or budget row counts as binding [1].
+#: Relative slack under which a capacity or mix row counts as binding, and the share of its
+#: room within which a source counts as at zero or at its cap [1].
 BINDING_TOLERANCE = 1e-7
 
 
@@ -536,7 +537,9 @@ class Program:
         p = self.problem
         s = p.sources
         fee = s["fixed_fee_usd"].to_numpy(float)
-        bought = x > 1e-9
+        tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(st.room), st.room, 1.0))
+        position = np.where(x <= tol, "zero", np.where(x >= st.room - tol, "cap", "between"))
+        bought = position != "zero"
         purchase = s["price_usd_per_hour"].to_numpy(float) * x + np.where(bought, fee, 0.0)
         transport = s["transport_usd_per_hour"].to_numpy(float) * x
         dv = np.asarray(vc.derivative(e, st.curve, st.k, st.shape), dtype=float) * st.rate
@@ -552,8 +555,6 @@ class Program:
         with np.errstate(divide="ignore", invalid="ignore"):
             mv = np.where(st.cost + charge > 0, dv / (st.cost + charge), np.inf)
             mv_price = np.where(st.cost > 0, dv / st.cost, np.inf)
-        tol = 1e-7 * np.maximum(1.0, np.where(np.isfinite(st.room), st.room, 1.0))
-        position = np.where(x <= tol, "zero", np.where(x >= st.room - tol, "cap", "between"))
         sources = pd.DataFrame(
             {
                 "source": s["source"],
@@ -569,32 +570,22 @@ class Program:
                 "position": position,
             }
         )
-        caps = []
-        for name, (_col, unit) in CAPACITIES.items():
-            limit = p.capacity[name]
-            used = float(p.usage(name) @ (st.held + x))
+
+        def row(name: str, unit: str, used: float, limit: float) -> dict[str, object]:
             price = shadow.get(name, 0.0)
             slack = limit - used
             binding = price > 0 or (math.isfinite(limit) and slack <= BINDING_TOLERANCE * max(1.0, limit))
-            caps.append(
-                {
-                    "capacity": name, "unit": unit, "used": used, "limit": limit, "slack": slack,
-                    "binding": bool(binding), "shadow_price": price,
-                    "shadow_usd": price / lam if lam > 0 and math.isfinite(lam) else 0.0,
-                }
-            )  # fmt: skip
+            usd = price / lam if lam > 0 and math.isfinite(lam) else 0.0
+            return {"capacity": name, "unit": unit, "used": used, "limit": limit, "slack": slack,
+                    "binding": bool(binding), "shadow_price": price, "shadow_usd": usd}  # fmt: skip
+
+        caps = [
+            row(name, unit, float(p.usage(name) @ (st.held + x)), p.capacity[name])
+            for name, (_col, unit) in CAPACITIES.items()
+        ]
         for key, share in p.max_share.items():
             member = ((s["source"] == key) | (s["kind"] == key)).to_numpy()
-            used = float(e[member].sum())
-            limit = share * float(e.sum())
-            price = shadow.get(f"max_share:{key}", 0.0)
-            caps.append(
-                {
-                    "capacity": f"max_share:{key}", "unit": "effective h", "used": used, "limit": limit,
-                    "slack": limit - used, "binding": bool(price > 0 or limit - used <= 1e-7 * max(1.0, limit)),
-                    "shadow_price": price, "shadow_usd": price / lam if lam > 0 and math.isfinite(lam) else 0.0,
-                }
-            )  # fmt: skip
+            caps.append(row(f"max_share:{key}", "effective h", float(e[member].sum()), share * float(e.sum())))
         notes = []
         if p.budget is not None:
             least = st.cost * np.maximum(s["min_order_hours"].to_numpy(float), st.lots) + fee
