@@ -78,8 +78,29 @@ def _ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-def _json_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")(f)
+def _json_out_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--json",
+        "json_out",
+        is_flag=False,
+        flag_value="-",
+        default=None,
+        metavar="[FILE]",
+        help="Print one JSON object instead of tables; with FILE, write it there (atomically).",
+    )(f)
+
+
+def _emit_json(obj: dict[str, Any], target: str) -> None:
+    text = json.dumps(jsonable(obj), indent=None if target == "-" else 2)
+    if target == "-":
+        click.echo(text)
+    else:
+        write_atomic(target, lambda tmp: tmp.write_text(text + "\n"))
+        console.print(f"JSON written to {target}")
+
+
+def _write_csv(frame: Any, target: Path) -> None:
+    write_atomic(target, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -214,8 +235,8 @@ def _plot_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 @_ledger_option
 @_format_options
 @_plot_option("busy against cores")
-@_json_option
-def bill_command(ledger_dir: Path | None, as_json: bool, plot: Path | None, **options: Any) -> None:
+@_json_out_option
+def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
     if plot is not None:
         check_plot_path(plot)
@@ -225,10 +246,30 @@ def bill_command(ledger_dir: Path | None, as_json: bool, plot: Path | None, **op
         from .plots import busy_vs_cores, save
 
         save(busy_vs_cores(row), plot)
-    if as_json:
-        click.echo(json.dumps(bill_record(row)))
+    if json_out is not None:
+        _emit_json(bill_record(row), json_out)
     else:
         _print_bill(row, cluster)
+
+
+def _print_simulation(row: Any, cluster: Any, result: Any) -> None:
+    _print_bill_header(row, cluster)
+    table = Table(
+        title=f"Queue of {result.frames:,} frames, buffer {result.buffer}, first {result.warmup_frames:,} left out",
+        title_justify="left",
+    )
+    table.add_column("")
+    table.add_column("simulated", justify="right")
+    table.add_column("closed form", justify="right")
+    table.add_row("busy", _pct(result.busy), _pct(row["busy"]))
+    table.add_row(
+        "frames/s to the accelerator", _fmt(result.throughput_fps), _fmt(min(row["demand_fps"], row["supply_fps"]))
+    )
+    table.add_row("binding stage", result.stage, str(row["stage"]))
+    util = result.decoder_utilisation
+    table.add_row("decoders busy (mean)", _pct(float(util.mean())) if len(util) else "—", "")
+    table.add_row("frames in the buffer (mean)", f"{result.mean_buffer:.1f}", "")
+    console.print(table)
 
 
 @app.command("simulate")
@@ -249,10 +290,10 @@ def bill_command(ledger_dir: Path | None, as_json: bool, plot: Path | None, **op
 @click.option(
     "--plot", type=click.Path(path_type=Path), default=None, help="Write the timeline to FILE (.png or .svg)."
 )
-@_json_option
+@_json_out_option
 def simulate_command(
     ledger_dir: Path | None,
-    as_json: bool,
+    json_out: str | None,
     frames: int,
     buffer: int,
     warmup: float,
@@ -274,7 +315,7 @@ def simulate_command(
         from .plots import save, timeline
 
         save(timeline(result, busy_formula=row["busy"]), plot)
-    if as_json:
+    if json_out is not None:
         out = bill_record(row)
         out.update(
             jsonable(
@@ -293,25 +334,11 @@ def simulate_command(
                 }
             )
         )
-        click.echo(json.dumps(out))
-        return
-    _print_bill_header(row, cluster)
-    table = Table(
-        title=f"Queue of {result.frames:,} frames, buffer {result.buffer}, first {result.warmup_frames:,} left out",
-        title_justify="left",
-    )
-    table.add_column("")
-    table.add_column("simulated", justify="right")
-    table.add_column("closed form", justify="right")
-    table.add_row("busy", _pct(result.busy), _pct(row["busy"]))
-    table.add_row(
-        "frames/s to the accelerator", _fmt(result.throughput_fps), _fmt(min(row["demand_fps"], row["supply_fps"]))
-    )
-    table.add_row("binding stage", result.stage, str(row["stage"]))
-    util = result.decoder_utilisation
-    table.add_row("decoders busy (mean)", _pct(float(util.mean())) if len(util) else "—", "")
-    table.add_row("frames in the buffer (mean)", f"{result.mean_buffer:.1f}", "")
-    console.print(table)
+        _emit_json(out, json_out)
+        if json_out == "-":
+            return
+    else:
+        _print_simulation(row, cluster, result)
     if plot is not None:
         console.print(f"Timeline written to {plot}")
 
@@ -328,31 +355,6 @@ def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
         except ValueError:
             raise click.BadParameter(f"{item!r} is not NAME=NUMBER", param_hint=f"'{option}'") from None
     return out
-
-
-def _json_out_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--json",
-        "json_out",
-        is_flag=False,
-        flag_value="-",
-        default=None,
-        metavar="[FILE]",
-        help="Print one JSON object instead of tables; with FILE, write it there (atomically).",
-    )(f)
-
-
-def _emit_json(obj: dict[str, Any], target: str) -> None:
-    text = json.dumps(jsonable(obj), indent=None if target == "-" else 2)
-    if target == "-":
-        click.echo(text)
-    else:
-        write_atomic(target, lambda tmp: tmp.write_text(text + "\n"))
-        console.print(f"JSON written to {target}")
-
-
-def _write_csv(frame: Any, target: Path) -> None:
-    write_atomic(target, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def _money(x: float) -> str:
