@@ -7,6 +7,7 @@ become one line on standard error and exit code 2; ``--json`` prints one JSON ob
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -658,14 +659,23 @@ def sensitivity_command(
             console.print(f"{what} written to {path}")
 
 
+#: Set this environment variable to see the traceback of an internal error.
+DEBUG_VARIABLE = "PROCURE_TRACEBACK"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 2 bad input or usage)."""
+    """Run the command line; return the exit code.
+
+    0 success; 2 bad input, a usage error, or a request the program cannot meet (one line on
+    standard error); 1 an internal error (one line; the traceback with ``PROCURE_TRACEBACK=1``);
+    130 interrupted.
+    """
     try:
         app.main(args=argv, prog_name="procure", standalone_mode=False)
     except ProcureError as exc:
         click.echo(f"procure: error: {exc}", err=True)
         return 2
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("procure: aborted", err=True)
         return 130
     except click.ClickException as exc:
@@ -674,6 +684,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         click.echo(f"procure: error: {exc}", err=True)
         return 2
+    except Exception as exc:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        click.echo(
+            f"procure: internal error: {type(exc).__name__}: {first} (run with {DEBUG_VARIABLE}=1 for the traceback)",
+            err=True,
+        )
+        return 1
     return 0
 
 

@@ -86,3 +86,19 @@ def test_bad_input(args, message, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_internal_error_is_one_line(monkeypatch, capsys):
+    import procure.cli as cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something inside broke\nsecond line")
+
+    monkeypatch.setattr(cli, "solve", broken)
+    assert main(["solve", "--budget", "10"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "internal error: RuntimeError: something inside broke (run with PROCURE_TRACEBACK=1" in err
+    monkeypatch.setenv("PROCURE_TRACEBACK", "1")
+    with pytest.raises(RuntimeError):
+        main(["solve", "--budget", "10"])
