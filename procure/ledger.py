@@ -179,7 +179,8 @@ def read_sources(path: Path | str) -> pd.DataFrame:
     if not path.is_file():
         raise LedgerError(f"{path}: no such file: a ledger folder needs sources.csv")
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment="#")
+        # Blank lines are kept (and skipped below) so that row i is line i + 2 of the file.
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, skip_blank_lines=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
     raw.columns = [str(c).strip() for c in raw.columns]
@@ -188,12 +189,12 @@ def read_sources(path: Path | str) -> pd.DataFrame:
         raise LedgerError(
             f"{path}: missing column(s) {', '.join(missing)}: required are {', '.join(REQUIRED_SOURCE_COLUMNS)}"
         )
-    if len(raw) == 0:
-        raise LedgerError(f"{path}: no sources: the ledger needs at least one row")
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for i, rec in enumerate(raw.to_dict("records")):
-        line = i + 2  # header is line 1 (comment lines are not counted by pandas either)
+        line = i + 2  # the header is line 1
+        if all(str(v).strip() == "" for v in rec.values()):
+            continue
         name = str(rec.get("source", "")).strip()
         row: dict[str, Any] = {}
         for col in SOURCE_COLUMNS:
@@ -216,6 +217,8 @@ def read_sources(path: Path | str) -> pd.DataFrame:
             if extra not in SOURCE_COLUMNS:
                 row[extra] = rec[extra]
         rows.append(row)
+    if not rows:
+        raise LedgerError(f"{path}: no sources: the ledger needs at least one row")
     return pd.DataFrame(rows)
 
 

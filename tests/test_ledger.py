@@ -175,3 +175,17 @@ def test_cli_bad_options(args, expected, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert expected in err
+
+
+def test_blank_lines_keep_line_numbers(tmp_path):
+    csv = tmp_path / "sources.csv"
+    csv.write_text(
+        "source,kind,price_usd_per_hour,cameras,width,height,fps,curve\n"
+        "a #1,own,10,1,640,480,30,linear\n"
+        "\n"
+        "b,own,-3,1,640,480,30,linear\n"
+    )
+    with pytest.raises(LedgerError, match=r"line 4 \(source 'b'\): price_usd_per_hour = '-3'"):
+        read_sources(csv)
+    csv.write_text(csv.read_text().replace("-3", "3"))
+    assert list(read_sources(csv)["source"]) == ["a #1", "b"]
