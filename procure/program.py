@@ -189,12 +189,26 @@ def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> 
     min_order = s["min_order_hours"].to_numpy(float)
     m.B = pyo.Set(initialize=[i for i in range(n) if st.binary[i]], ordered=True)
     m.buy = pyo.Var(m.B, domain=pyo.Binary)
-    m.buy_upper = pyo.Constraint(m.B, rule=lambda _m, i: _m.x[i] <= float(st.upper[i]) * _m.buy[i])
-    m.buy_lower = pyo.Constraint(m.B, rule=lambda _m, i: _m.x[i] >= float(min_order[i]) * _m.buy[i])
+
+    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
+        return _m.x[i] <= float(st.upper[i]) * _m.buy[i]
+
+    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
+        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
+
+    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Source i in whole lots: x_i = lot_i · n_i."""
+        return _m.x[i] == float(st.lots[i]) * _m.lots[i]
+
+    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
+    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
     m.L = pyo.Set(initialize=[i for i in range(n) if st.lots[i] > 0], ordered=True)
+    # floor(ub / lot) lots at most; the 1e-9 keeps an exact multiple from rounding down.
     m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
                      bounds=lambda _m, i: (0, math.floor(st.upper[i] / st.lots[i] + 1e-9)))  # fmt: skip
-    m.lot_row = pyo.Constraint(m.L, rule=lambda _m, i: _m.x[i] == float(st.lots[i]) * _m.lots[i])
+    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
     spend = sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B)
     if budget_mode:
@@ -208,6 +222,7 @@ def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> 
     m.R = pyo.Set(initialize=rows, ordered=True)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str) -> object:
+        """Capacity r over the window, held hours counted: Σ u_rs x_s ≤ C_r − Σ u_rs h0_s."""
         use = problem.usage(r)
         nz = np.flatnonzero(use)
         room = float(problem.capacity[r] - use @ st.held)
@@ -220,6 +235,7 @@ def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> 
     m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
 
     def mix_rule(_m: pyo.ConcreteModel, g: int) -> object:
+        """Mix bound g: Σ_{s∈G} e_s ≤ share · Σ_s e_s, as a row in x."""
         key = groups[g]
         share = problem.max_share[key]
         member = ((s["source"] == key) | (s["kind"] == key)).to_numpy()
