@@ -409,3 +409,27 @@ def test_plan_frames_document_their_columns():
     assert list(plan.sources.columns) == list(PLAN_COLUMNS)
     assert list(plan.capacities.columns) == list(CAPACITY_COLUMNS)
     assert isinstance(plan.sources, pd.DataFrame)
+
+
+def test_build_model_structure():
+    """build_model returns a ConcreteModel with a named component per constraint family."""
+    import pyomo.environ as pyo
+
+    from procure.program import build_model
+
+    m = build_model(from_ledger(DEFAULT_LEDGER, budget=100_000, max_share={"sim": 0.5}))
+    assert isinstance(m, pyo.ConcreteModel)
+    for name in ("x", "z", "cost", "budget", "budget_row", "capacity", "mix", "cuts", "objective"):
+        assert m.find_component(name) is not None, name
+    assert set(m.capacity) == {"accelerator_hours", "core_hours", "storage_gb"}
+    assert len(m.cuts) >= DEFAULT_LEDGER.sources.shape[0]
+    assert m.objective.sense == pyo.maximize
+    # Every first cut is a tangent: at its own point it equals the curve, elsewhere it lies above.
+    s = from_ledger(DEFAULT_LEDGER, budget=1).sources
+    for c in m.cuts.values():
+        i = next(v.index() for v in pyo.expr.identify_variables(c.body) if v.parent_component() is m.x)
+        for hours in (0.0, 100.0, 1_000.0):
+            m.x[i].value = hours
+            e = s["rate"].iloc[i] * (s["held_hours"].iloc[i] + hours)
+            m.z[i].value = float(vc.value(e, s["curve"].iloc[i], s["saturation_hours"].iloc[i], s["curve_shape"].iloc[i]))
+            assert pyo.value(c.body) <= c.upper + 1e-9
