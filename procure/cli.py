@@ -182,10 +182,6 @@ def _title(row: Any, cluster: Any) -> str:
     )
 
 
-def _print_bill_header(row: Any, cluster: Any) -> None:
-    console.print(_title(row, cluster))
-
-
 def _print_bill(row: Any, cluster: Any) -> None:
     stages = Table(title=_title(row, cluster), title_justify="left")
     stages.add_column("stage")
@@ -254,7 +250,7 @@ def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | Non
 
 
 def _print_simulation(row: Any, cluster: Any, result: Any) -> None:
-    _print_bill_header(row, cluster)
+    console.print(_title(row, cluster))
     table = Table(
         title=f"Queue of {result.frames:,} frames, buffer {result.buffer}, first {result.warmup_frames:,} left out",
         title_justify="left",

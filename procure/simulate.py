@@ -45,6 +45,8 @@ DEFAULT_BUFFER = 64
 DEFAULT_FRAMES = 100_000
 #: Default share of the frames left out of the measurement as warm-up [1].
 DEFAULT_WARMUP = 0.1
+#: Overshoot of 1 in a busy fraction that is float rounding, not a fault [1].
+ROUNDING = 1e-12
 #: A busy fraction at least this close to 1 counts as the accelerator binding [1].
 FULL_SPEED_TOLERANCE = 1e-3
 
@@ -285,7 +287,7 @@ def simulate_queue(
         }
     )
     return SimulationResult(
-        busy=min(busy, 1.0) if busy - 1.0 < 1e-12 else busy,
+        busy=min(busy, 1.0) if busy - 1.0 < ROUNDING else busy,  # a sum of float times may overshoot 1
         throughput_fps=float(throughput),
         mean_buffer=float(in_buffer),
         decoder_utilisation=util,

@@ -125,7 +125,8 @@ def inverse_derivative(
     """Effective hours at which ``v'(e) = slope``, for the concave curves (0 where the slope is
     above ``v'(0)``; ``inf`` for linear where the slope is below 1).
 
-    Used to place the first tangent cuts where the plan is likely to land.
+    Where water-filling stops a source: the effective hours at which its marginal value has
+    fallen to ``slope``.
     """
     y, c, k_, s_ = _arrays(slope, curve, k, shape)
     with np.errstate(all="ignore"):
