@@ -27,13 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from solve_scaling import TOLERANCE, _base_lp, first_cuts, refine
 
-from procure.problem import from_ledger
-from procure.program import Program, _state
-from procure.synthetic import random_ledger
+from procure import from_ledger
+from procure.ledger.synthetic import random_ledger
+from procure.program.model import source_arrays
+from procure.program.solve import Program
 
 
 def raw_loop(base, grid) -> list[float]:
-    st = _state(base)
+    st = source_arrays(base)
     h = _base_lp(base, st)
     first_cuts(h, st, base.n)
     values = []

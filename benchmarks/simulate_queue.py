@@ -1,4 +1,4 @@
-"""The queue simulation: frames per second of procure.simulate against the SimPy model.
+"""The queue simulation: frames per second of procure.pipeline.queue against the SimPy model.
 
     python benchmarks/simulate_queue.py [--frames 1000000] [--simpy-frames 100000]
 
@@ -17,9 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from simpy_queue import simpy_queue
 
-from procure import load_ledger
-from procure.scenario import scenario
-from procure.simulate import decoders_of, simulate_queue
+from procure import load_ledger, variant
+from procure.pipeline.queue import decoders_of, simulate_queue
 
 
 def main() -> None:
@@ -28,7 +27,7 @@ def main() -> None:
     parser.add_argument("--simpy-frames", type=int, default=100_000)
     args = parser.parse_args()
 
-    row, _ = scenario(load_ledger())
+    row, _ = variant(load_ledger())
     rates, kinds = decoders_of(row)
 
     t0 = time.perf_counter()
@@ -41,7 +40,8 @@ def main() -> None:
 
     ours_rate, simpy_rate = args.frames / ours_s, args.simpy_frames / simpy_s
     print(
-        f"procure.simulate: {args.frames:,} frames in {ours_s:.2f} s = {ours_rate:,.0f} frames/s, busy {ours.busy:.4f}"
+        f"procure.pipeline.queue: {args.frames:,} frames in {ours_s:.2f} s = "
+        f"{ours_rate:,.0f} frames/s, busy {ours.busy:.4f}"
     )
     print(
         f"SimPy:            {args.simpy_frames:,} frames in {simpy_s:.2f} s = "

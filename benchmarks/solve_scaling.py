@@ -2,7 +2,7 @@
 
     python benchmarks/solve_scaling.py [--sizes 1000 10000] [--repeat 2]
 
-For each size, on a random ledger (``procure.synthetic.random_ledger``) with a budget of
+For each size, on a random ledger (``procure.ledger.synthetic.random_ledger``) with a budget of
 $200 a source:
 
 * procure: ``Program(problem).solve()`` — build the Pyomo model, solve, refine the tangent
@@ -23,10 +23,12 @@ import time
 import highspy
 import numpy as np
 
-from procure import value as vc
-from procure.problem import from_ledger
-from procure.program import CUT_THRESHOLD, VALUE_ABS_TOLERANCE, Program, _initial_points, _state
-from procure.synthetic import random_ledger
+from procure import from_ledger
+from procure.ledger.synthetic import random_ledger
+from procure.program import value
+from procure.program.model import initial_points, source_arrays
+from procure.program.plan import VALUE_ABS_TOLERANCE
+from procure.program.solve import CUT_THRESHOLD, Program
 
 TOLERANCE = 1e-4
 
@@ -57,22 +59,22 @@ def _base_lp(problem, st):
 
 
 def _add_cuts(h, st, n, sources, points) -> int:
-    slope, intercept = vc.tangent(points, st.curve[sources], st.k[sources], st.shape[sources])
+    slope, intercept = value.tangent(points, st.curve[sources], st.k[sources], st.shape[sources])
     a = st.rate[sources]
     m = len(sources)
     starts = np.arange(0, 2 * m, 2, dtype=np.int32)
     index = np.empty(2 * m, dtype=np.int32)
     index[0::2], index[1::2] = n + sources, sources
-    value = np.empty(2 * m)
-    value[0::2], value[1::2] = 1.0, -slope * a
+    coef = np.empty(2 * m)
+    coef[0::2], coef[1::2] = 1.0, -slope * a
     upper = slope * a * st.held[sources] + intercept
-    h.addRows(m, np.full(m, -highspy.kHighsInf), upper, 2 * m, starts, index, value)
+    h.addRows(m, np.full(m, -highspy.kHighsInf), upper, 2 * m, starts, index, coef)
     return m
 
 
 def first_cuts(h, st, n) -> int:
     """procure's first tangents, as rows of ``h``."""
-    first = [(i, p) for i in range(n) if st.concave[i] for p in _initial_points(st, i)]
+    first = [(i, p) for i in range(n) if st.concave[i] for p in initial_points(st, i)]
     return _add_cuts(h, st, n, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
 
 
@@ -88,7 +90,7 @@ def refine(h, st, n) -> tuple[float, int, int]:
         col = np.asarray(h.getSolution().col_value)
         x, z = np.clip(col[:n], 0, st.upper), col[n:]
         e = st.rate * (st.held + x)
-        v = np.asarray(vc.value(e, st.curve, st.k, st.shape))
+        v = np.asarray(value.value(e, st.curve, st.k, st.shape))
         upper = -h.getInfo().objective_function_value
         gap = upper - v.sum()
         if gap / abs(upper) <= TOLERANCE or gap <= VALUE_ABS_TOLERANCE:
@@ -99,7 +101,7 @@ def refine(h, st, n) -> tuple[float, int, int]:
 
 
 def highspy_adaptive(problem) -> tuple[float, int, int]:
-    st = _state(problem)
+    st = source_arrays(problem)
     h = _base_lp(problem, st)
     rows = first_cuts(h, st, problem.n)
     value, rounds, added = refine(h, st, problem.n)
@@ -107,7 +109,7 @@ def highspy_adaptive(problem) -> tuple[float, int, int]:
 
 
 def highspy_fixed(problem, cuts: int = 16) -> tuple[float, float, int]:
-    st = _state(problem)
+    st = source_arrays(problem)
     n = problem.n
     h = _base_lp(problem, st)
     lo = st.rate * st.held
@@ -118,7 +120,7 @@ def highspy_fixed(problem, cuts: int = 16) -> tuple[float, float, int]:
     h.run()
     col = np.asarray(h.getSolution().col_value)
     x = np.clip(col[:n], 0, st.upper)
-    v = float(np.sum(vc.value(st.rate * (st.held + x), st.curve, st.k, st.shape)))
+    v = float(np.sum(value.value(st.rate * (st.held + x), st.curve, st.k, st.shape)))
     upper = -h.getInfo().objective_function_value
     return v, (upper - v) / abs(upper), rows
 

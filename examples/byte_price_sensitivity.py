@@ -5,9 +5,7 @@ python examples/byte_price_sensitivity.py
 
 from __future__ import annotations
 
-from procure import load_ledger
-from procure.problem import from_ledger
-from procure.sensitivity import byte_price_range, sweep
+from procure import byte_price_range, from_ledger, load_ledger, sweep
 
 ledger = load_ledger()
 table = sweep(ledger, "byte_price_x", 0.1, 10.0, 5, budget=100_000, tolerance=1e-6)

@@ -5,8 +5,7 @@ python examples/rank_sources.py
 
 from __future__ import annotations
 
-from procure import load_ledger
-from procure.rank import rank
+from procure import load_ledger, rank
 
 ledger = load_ledger()
 for by in ("volume", "price", "share", "value"):

@@ -5,8 +5,7 @@ python examples/seed_lesson.py
 
 from __future__ import annotations
 
-from procure import bill, load_ledger, pipeline
-from procure.scenario import cluster_with, scenario
+from procure import bill, cluster_with, load_ledger, pipeline, variant
 
 ledger = load_ledger()
 
@@ -15,7 +14,7 @@ def state(kind: str = "own", **changes):
     """Pipeline and bill of one format of the default ledger, with cluster or format changes."""
     cluster_keys = {"model", "params", "side", "accelerator", "cores", "nvdec", "byte_price_x"}
     cluster = cluster_with(ledger.cluster, **{k: v for k, v in changes.items() if k in cluster_keys})
-    row, _ = scenario(ledger, kind, cluster=cluster, **{k: v for k, v in changes.items() if k not in cluster_keys})
+    row, _ = variant(ledger, kind, cluster=cluster, **{k: v for k, v in changes.items() if k not in cluster_keys})
     return row
 
 
@@ -38,7 +37,7 @@ print(
 )
 for name, changes in [("random frames", {"read": "random"}), ("stored at 224 × 224", {"width": 224, "height": 224})]:
     print(f"  {name}: {state(**changes)['pixels_per_token']:,.0f} px/token")
-stall = pipeline.largest_model_without_stall(d["mfu"], d["peak_flops"], d["tokens_per_frame"], d["supply_fps"])
+stall = pipeline.stall_threshold_params(d["mfu"], d["peak_flops"], d["tokens_per_frame"], d["supply_fps"])
 print(f"  models below {stall / 1e6:,.0f} M parameters stall at 1080p in order with 8 cores")
 print("§4 What to try")
 for name, changes in [

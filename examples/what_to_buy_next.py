@@ -5,12 +5,9 @@ python examples/what_to_buy_next.py
 
 from __future__ import annotations
 
-from procure import load_ledger
-from procure.problem import from_ledger
-from procure.program import solve
+import procure
 
-ledger = load_ledger()
-plan = solve(from_ledger(ledger, budget=100_000), tolerance=1e-6)
+plan = procure.solve(budget=100_000, tolerance=1e-6)
 
 print(
     f"Budget ${plan.budget:,.0f}: status {plan.status}, value {plan.value:,.1f} "
@@ -24,7 +21,7 @@ for _, r in plan.sources.iterrows():
         f"{r['source']:<10} {r['hours']:9.1f} {r['purchase_usd']:11,.0f} {r['transport_usd']:10,.0f} "
         f"{r['effective_hours']:8.1f} {r['value']:7.1f} {r['marginal_value_per_usd']:9.5f}  {r['position']}"
     )
-print(f"All in ${plan.spent_usd:,.0f}: {100 * plan.transport_usd / plan.spent_usd:.1f} % of it moves the hours.")
+print(f"All in ${plan.spent_usd:,.0f}: {100 * plan.transport_share:.1f} % of it moves the hours.")
 print(f"λ = {plan.lambda_:.5f} value per $: one more own-hour equivalent costs ${1 / plan.lambda_:,.0f}.")
 for _, c in plan.capacities.iterrows():
     state = f"binds, one more unit is worth ${c['shadow_usd']:.2f}" if c["binding"] else "has room"

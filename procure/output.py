@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, invalid
+
+#: File endings a plot can be written to.
+PLOT_FORMATS = (".png", ".svg")
 
 
 def jsonable(value: Any) -> Any:
@@ -27,7 +30,7 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def write_atomic(path: Path | str, write: Callable[[Path], None]) -> Path:
+def write_atomic(path: Path | str, write: Callable[[Path], object]) -> Path:
     """Write a file so that a reader sees the old one or the whole new one, never a part.
 
     ``write`` is called with a temporary path in the same folder; the file is then renamed
@@ -50,4 +53,21 @@ def write_atomic(path: Path | str, write: Callable[[Path], None]) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return target
+
+
+def check_plot_path(path: Path | str) -> Path:
+    """Check a plot's path before any work: it ends in .png or .svg, its folder exists.
+
+    Raises
+    ------
+    InputError
+        Naming the path as the user gave it.
+    """
+    target = Path(path)
+    if target.suffix.lower() not in PLOT_FORMATS:
+        raise invalid("plot", str(path), "the file must end in .png or .svg")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise invalid("plot", str(path), f"folder {str(folder)!r} does not exist")
     return target

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from procure import load_ledger
-from procure.scenario import cluster_with, scenario
+from procure.ledger import cluster_with, variant
 
 DEFAULT_LEDGER = load_ledger()
 
@@ -18,7 +18,7 @@ def seed_state(kind: str = "own", **changes):
     cluster_keys = {"model", "params", "side", "accelerator", "cores", "nvdec", "byte_price_x"}
     cl = cluster_with(DEFAULT_LEDGER.cluster, **{k: v for k, v in changes.items() if k in cluster_keys})
     fmt = {k: v for k, v in changes.items() if k not in cluster_keys}
-    row, _ = scenario(DEFAULT_LEDGER, kind, cluster=cl, **fmt)
+    row, _ = variant(DEFAULT_LEDGER, kind, cluster=cl, **fmt)
     return row
 
 

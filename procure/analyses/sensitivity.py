@@ -1,0 +1,227 @@
+"""How the plan and the bill move with byte prices, or with another input.
+
+:func:`sweep` re-solves one built :class:`procure.program.solve.Program` across log-spaced values
+of an input: costs and the budget are mutable parameters of the model, so the persistent
+solver keeps its basis and its cuts between points. Model parameters change the capacity
+coefficients too, so that input rebuilds the model at each point.
+
+:func:`byte_price_range` finds, for the plan at the current prices, the interval of byte-price
+multipliers over which the same sources stay bought (each at zero, in part, or to its cap)
+and the same constraints bind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ..errors import invalid
+from ..ledger import Cluster, Ledger
+from ..program import DEFAULT_TOLERANCE, Mode, Plan, Problem, from_ledger
+from ..program.solve import Program
+
+#: Inputs :func:`sweep` can vary, with their units.
+PARAMETERS = {
+    "byte_price_x": "multiplier on the byte price [1]",
+    "budget": "$",
+    "accelerator_usd_per_hour": "$/accelerator-hour",
+    "core_usd_per_hour": "$/core-hour",
+    "params": "model parameters [1]",
+}
+
+#: Columns of :func:`sweep`'s table with their units.
+SWEEP_COLUMNS = {
+    "parameter": "name of the input varied",
+    "x": "its value",
+    "byte_price_x": "multiplier on the byte price [1]",
+    "source": "name",
+    "hours": "h bought",
+    "purchase_usd": "$",
+    "transport_usd": "$",
+    "value": "own-hour equivalents, held and bought",
+    "plan_value": "own-hour equivalents, the whole plan",
+    "lambda": "value per $ of the next dollar",
+    "idle_share": "idle accelerator $ / transport $ of the plan [1]",
+    "transport_share": "transport $ / all-in $ of the plan [1]",
+}
+
+#: Relative width to which :func:`byte_price_range` narrows each end [1].
+RANGING_PRECISION = 1e-4
+#: Widest multipliers :func:`byte_price_range` looks at [1].
+RANGING_LIMITS = (1e-4, 1e4)
+
+
+def _check_grid(lo: float, hi: float, steps: int) -> np.ndarray:
+    if not (isinstance(lo, int | float) and math.isfinite(lo) and lo > 0):
+        raise invalid("lo", lo, "must be a number > 0")
+    if not (isinstance(hi, int | float) and math.isfinite(hi) and hi >= lo):
+        raise invalid("hi", hi, f"must be a number ≥ lo ({lo:g})")
+    if not (isinstance(steps, int) and steps >= 2):
+        raise invalid("steps", steps, "must be a whole number ≥ 2")
+    return np.geomspace(lo, hi, steps)
+
+
+def _rows(plan: Plan, problem: Problem, parameter: str, x: float, byte_price_x: float) -> pd.DataFrame:
+    s = plan.sources
+    idle = float(problem.sources["idle_usd_per_hour"].to_numpy() @ s["hours"].to_numpy())
+    return pd.DataFrame(
+        {
+            "parameter": parameter,
+            "x": x,
+            "byte_price_x": byte_price_x,
+            "source": s["source"],
+            "hours": s["hours"],
+            "purchase_usd": s["purchase_usd"],
+            "transport_usd": s["transport_usd"],
+            "value": s["value"],
+            "plan_value": plan.value,
+            "lambda": plan.lambda_,
+            "idle_share": idle / plan.transport_usd if plan.transport_usd > 0 else 0.0,
+            "transport_share": plan.transport_usd / plan.spent_usd if plan.spent_usd > 0 else 0.0,
+        }
+    )
+
+
+@dataclass
+class _Sweeper:
+    """Puts a program at a value of the input and says which problem it now solves."""
+
+    ledger: Ledger
+    cluster: Cluster
+    budget: float
+    parameter: str
+    tolerance: float
+
+    def __post_init__(self) -> None:
+        self.base = from_ledger(self.ledger, budget=self.budget, cluster=self.cluster)
+        self.program = Program(self.base, tolerance=self.tolerance)
+
+    def at(self, x: float) -> tuple[Program, Problem, float]:
+        p = self.parameter
+        if p == "byte_price_x":
+            problem = self.base.with_byte_price_x(x)
+            self.program.set_costs(problem.cost)
+            return self.program, problem, x
+        if p == "budget":
+            self.program.set_budget(x)
+            return self.program, replace(self.base, budget=x), 1.0
+        if p == "params":
+            problem = from_ledger(self.ledger, budget=self.budget, cluster=self.cluster.replace(params=x))
+            self.program = Program(problem, tolerance=self.tolerance)
+            return self.program, problem, 1.0
+        problem = from_ledger(self.ledger, budget=self.budget, cluster=self.cluster.replace(**{p: x}))
+        self.program.set_costs(problem.cost)
+        return self.program, problem, 1.0
+
+
+def sweep(
+    ledger: Ledger,
+    parameter: str,
+    lo: float,
+    hi: float,
+    steps: int,
+    *,
+    budget: float,
+    cluster: Cluster | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Re-solve the plan at ``steps`` log-spaced values of ``parameter`` from ``lo`` to ``hi``.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        Sources and cluster.
+    parameter : str
+        A key of :data:`PARAMETERS`.
+    lo, hi : float
+        The range, ``0 < lo ≤ hi``, in the parameter's unit.
+    steps : int
+        Points, ≥ 2.
+    budget : float
+        Dollars to spend at every point (the varied value when ``parameter`` is ``budget``).
+    cluster : Cluster, optional
+        Instead of the ledger's.
+    progress : callable, optional
+        Called as ``progress(done, steps)`` after each point.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (value, source), columns of :data:`SWEEP_COLUMNS`.
+    """
+    if parameter not in PARAMETERS:
+        raise invalid("parameter", parameter, f"allowed are {', '.join(PARAMETERS)}")
+    grid = _check_grid(lo, hi, steps)
+    sweeper = _Sweeper(ledger, cluster or ledger.cluster, budget, parameter, tolerance)
+    frames = []
+    for done, x in enumerate(grid, start=1):
+        program, problem, byte_x = sweeper.at(float(x))
+        frames.append(_rows(program.solve(), problem, parameter, float(x), byte_x))
+        if progress is not None:
+            progress(done, len(grid))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _signature(plan: Plan) -> tuple:
+    """Which sources are at zero, in part or at their cap, and which constraints bind."""
+    return tuple(plan.sources["position"]), tuple(plan.binding)
+
+
+def byte_price_range(problem: Problem, *, tolerance: float = 1e-6) -> tuple[float, float]:
+    """Byte-price multipliers around 1 over which the plan keeps its shape.
+
+    The shape is which sources are at zero, bought in part or bought to their cap, and which
+    constraints bind. Each end is found by doubling away from 1 until the shape changes, then
+    bisecting (in log scale) to :data:`RANGING_PRECISION`, re-solving one built program.
+
+    Parameters
+    ----------
+    problem : Problem
+        The plan's problem (budget mode), at the byte price the multipliers are relative to.
+    tolerance : float, default 1e-6
+        Of each re-solve; tighter than the default so the shape is read off a precise plan.
+
+    Returns
+    -------
+    (float, float)
+        The lowest and highest multiplier with the same shape; an end at
+        :data:`RANGING_LIMITS` means the shape holds at least that far.
+    """
+    if problem.mode is not Mode.BUDGET:
+        raise invalid("budget", None, "ranging needs a plan in budget mode")
+    base = problem
+    program = Program(base, tolerance=tolerance)
+
+    def shape_at(m: float) -> tuple:
+        program.set_costs(base.with_byte_price_x(m).cost)
+        return _signature(program.solve())
+
+    here = shape_at(1.0)
+    ends = []
+    for limit in (RANGING_LIMITS[0], RANGING_LIMITS[1]):
+        inside, step = 1.0, 2.0 if limit > 1 else 0.5
+        outside = None
+        m = inside
+        while (m * step <= limit) if limit > 1 else (m * step >= limit):
+            m *= step
+            if shape_at(m) == here:
+                inside = m
+            else:
+                outside = m
+                break
+        if outside is None:
+            ends.append(limit if shape_at(limit) == here else inside)
+            continue
+        while abs(math.log(outside / inside)) > RANGING_PRECISION:
+            mid = math.sqrt(inside * outside)
+            if shape_at(mid) == here:
+                inside = mid
+            else:
+                outside = mid
+        ends.append(inside)
+    return ends[0], ends[1]

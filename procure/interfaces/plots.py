@@ -1,0 +1,252 @@
+"""Plots, written atomically to PNG or SVG (matplotlib, no screen needed)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ..output import check_plot_path, write_atomic
+from ..pipeline import formulas
+from ..program import value
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from ..pipeline.queue import SimulationResult
+    from ..program import Plan, Problem
+
+#: Frames the timeline shows after the warm-up [frames].
+TIMELINE_FRAMES = 200
+#: Decoders drawn one lane each; more are summarised [decoders].
+TIMELINE_LANES = 24
+
+
+def save(fig: Figure, path: Path | str) -> Path:
+    """Save a figure to ``path`` (``.png`` or ``.svg``) atomically and close it."""
+    try:
+        target = check_plot_path(path)
+    except Exception:
+        plt.close(fig)
+        raise
+    suffix = target.suffix.lower()
+    try:
+        write_atomic(target, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
+    finally:
+        plt.close(fig)
+    return target
+
+
+def timeline(result: SimulationResult, busy_formula: float | None = None, frames: int = TIMELINE_FRAMES) -> Figure:
+    """The simulated pipeline over a window: decoders at work, the buffer, the accelerator.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run of :func:`procure.simulate.simulate_queue`.
+    busy_formula : float, optional
+        The closed form's busy fraction, shown beside the simulated one.
+    frames : int, default 200
+        Frames after the warm-up the window covers.
+    """
+    tl = result.timeline
+    order = np.argsort(tl["train_start_s"].to_numpy(), kind="stable")
+    first = result.warmup_frames
+    window = order[first : first + frames]
+    t0 = float(tl["train_start_s"].to_numpy()[window].min())
+    t1 = float(tl["train_end_s"].to_numpy()[window].max())
+    ms = 1e3
+
+    decoders = sorted(d for d in tl["decoder"].unique() if d >= 0)
+    lanes = decoders[:TIMELINE_LANES]
+    fig, axes = plt.subplots(
+        3,
+        1,
+        figsize=(11, 2.0 + 0.18 * max(len(lanes), 4) + 3.2),
+        sharex=True,
+        gridspec_kw={"height_ratios": [max(len(lanes), 4) * 0.18 + 0.6, 1.4, 0.7]},
+    )
+    ax_dec, ax_buf, ax_acc = axes
+    sel = tl[(tl["decode_end_s"] >= t0) & (tl["decode_start_s"] <= t1) & tl["decoder"].isin(lanes)]
+    colours = {"core": "tab:blue", "nvdec": "tab:green"}
+    for kind, part in sel.groupby("decoder_kind"):
+        for lane, rows in part.groupby("decoder"):
+            bars = [
+                ((s - t0) * ms, (e - s) * ms) for s, e in zip(rows["decode_start_s"], rows["decode_end_s"], strict=True)
+            ]
+            ax_dec.broken_barh(
+                bars,
+                (lanes.index(lane) - 0.4, 0.8),
+                facecolor=colours.get(str(kind), "grey"),
+                edgecolor="white",
+                linewidth=0.3,
+            )
+    ax_dec.set_yticks(range(len(lanes)), [f"{tl.loc[tl['decoder'] == d, 'decoder_kind'].iloc[0]} {d}" for d in lanes])
+    ax_dec.invert_yaxis()
+    more = len(decoders) - len(lanes)
+    ax_dec.set_title(
+        "decoders at work" + (f" (first {len(lanes)} of {len(decoders)}; {more} more not drawn)" if more else "")
+        if decoders
+        else "no decoders: frames are stored decoded or rendered",
+        loc="left",
+        fontsize=10,
+    )
+
+    level = result.buffer_level()
+    inside = level[(level["time_s"] >= t0) & (level["time_s"] <= t1)]
+    before = level[level["time_s"] < t0]
+    start_level = float(before["frames"].iloc[-1]) if len(before) else 0.0
+    xs = np.concatenate([[0.0], (inside["time_s"].to_numpy() - t0) * ms, [(t1 - t0) * ms]])
+    ys = np.concatenate(
+        [[start_level], inside["frames"].to_numpy(), [inside["frames"].iloc[-1] if len(inside) else start_level]]
+    )
+    ax_buf.step(xs, ys, where="post", color="tab:orange")
+    ax_buf.axhline(result.buffer, color="grey", linestyle=":", linewidth=1)
+    ax_buf.text(0, result.buffer, f" buffer holds {result.buffer}", va="bottom", fontsize=8, color="grey")
+    ax_buf.set_ylim(0, result.buffer * 1.15)
+    ax_buf.set_ylabel("frames")
+    ax_buf.set_title(
+        f"frames in the buffer (mean {result.mean_buffer:.1f} over the whole run)", loc="left", fontsize=10
+    )
+
+    acc = tl.iloc[window]
+    bars = [((s - t0) * ms, (e - s) * ms) for s, e in zip(acc["train_start_s"], acc["train_end_s"], strict=True)]
+    ax_acc.broken_barh(bars, (0, 1), facecolor="tab:red", edgecolor="white", linewidth=0.3)
+    ax_acc.set_yticks([])
+    shown = f"busy {100 * result.busy:.1f} % simulated"
+    if busy_formula is not None:
+        shown += f", {100 * busy_formula:.1f} % by the closed form"
+    ax_acc.set_title(
+        f"accelerator training (gaps: waiting for frames) — {shown}; binds: {result.stage}", loc="left", fontsize=10
+    )
+    ax_acc.set_xlabel(f"time since frame {first} was taken [ms]")
+    fig.tight_layout()
+    return fig
+
+
+BILL_COLOURS = {"bytes": "tab:blue", "cores": "tab:green", "idle accelerator": "tab:red"}
+
+
+def bill_split(table: pd.DataFrame) -> Figure:
+    """The bill of one recorded hour per source, stacked: bytes, cores, idle accelerator.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`procure.transport.transport` (``source``, ``bytes_usd``, ``cores_usd``,
+        ``idle_usd``, ``bill_usd``, ``share``).
+    """
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    names = list(table["source"])
+    bottom = np.zeros(len(table))
+    for label, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
+        vals = table[col].to_numpy(float)
+        ax.bar(names, vals, bottom=bottom, color=BILL_COLOURS[label], label=label, width=0.6)
+        bottom += vals
+    for i, (total, share) in enumerate(zip(table["bill_usd"], table["share"], strict=True)):
+        note = f"${total:,.2f}" + (f"\n{100 * share:.1f} % of price" if share == share and share > 0 else "")
+        ax.annotate(note, (i, total), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("$ per recorded hour")
+    ax.set_ylim(0, max(bottom.max(), 1e-9) * 1.25)
+    ax.set_title("Transport bill of one recorded hour, by source", loc="left")
+    ax.legend(loc="upper right", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def value_curves(plan: Plan, problem: Problem) -> Figure:
+    """Each source's value against the dollars spent on it, the plan's point, and the λ line.
+
+    A line of slope λ through each plan point: where a source is bought in part, its curve
+    touches the line (equal marginal value per dollar, capacity charges aside).
+    """
+    s = problem.sources
+    n = problem.n
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
+    cost = problem.cost
+    for i, ax in enumerate(axes.ravel()):
+        if i >= n:
+            ax.set_visible(False)
+            continue
+        r = s.iloc[i]
+        x_plan = float(plan.sources["hours"].iloc[i])
+        top = max(2.0 * x_plan, 0.25 * float(plan.spent_usd) / max(cost[i], 1e-9), 1.0)
+        if math.isfinite(r["available_hours"]):
+            top = min(top, float(r["available_hours"]))
+        hours = np.linspace(0, top, 200)
+        v = value.value(r["rate"] * (r["held_hours"] + hours), r["curve"], r["saturation_hours"], r["curve_shape"])
+        dollars = hours * cost[i]
+        ax.plot(dollars, v, color="tab:blue")
+        v_plan = float(plan.sources["value"].iloc[i])
+        ax.plot([x_plan * cost[i]], [v_plan], "o", color="tab:red")
+        if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+            ax.plot(dollars, v_plan + plan.lambda_ * (dollars - x_plan * cost[i]), ":", color="grey", linewidth=1)
+        ax.set_title(f"{r['source']}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
+        ax.set_xlabel("$ spent, all in", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[0, 0].set_ylabel("value")
+    fig.suptitle(
+        f"Value against dollars spent; red: the plan; dotted: slope λ = {plan.lambda_:.3g} value per $",
+        x=0.01, ha="left", fontsize=10,
+    )  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+def sensitivity_hours(frame: pd.DataFrame) -> Figure:
+    """Hours bought of each source against the varied input (log scale), and the plan's value."""
+    parameter = str(frame["parameter"].iloc[0])
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    for source, part in frame.groupby("source", sort=False):
+        ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=str(source))
+        ax.annotate(str(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
+                    textcoords="offset points", fontsize=8, va="center")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("hours bought")
+    ax.set_title(f"The plan as {parameter} moves", loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    plan = frame.groupby("x", sort=True).first()
+    ax2.plot(plan.index, plan["plan_value"], color="black", marker="o", markersize=3)
+    ax2.set_ylabel("plan value")
+    ax2.set_xlabel(parameter)
+    ax2.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
+    """The accelerator's busy fraction against the cores decoding for it, for one format."""
+    need = float(row["cores_needed"])
+    top = most or max(2.0 * need, 2.0 * float(row["cores"]), 4.0)
+    cores = np.linspace(0, top, 400)
+    engine = formulas.decoder_fps(row["width"], row["height"], row["nvdec_fps_1080p"])
+    decode = formulas.decode_supply_fps(cores, row["core_fps"], row["nvdec_engines"], engine, row["g"], row["stored"])
+    busy = formulas.busy(np.minimum(decode, row["read_fps"]), row["demand_fps"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(cores, 100 * np.asarray(busy), color="tab:blue")
+    ax.plot([row["cores"]], [100 * row["busy"]], "o", color="tab:red")
+    ax.annotate(f"{row['cores']:g} cores: {100 * row['busy']:.1f} %", (row["cores"], 100 * row["busy"]),
+                xytext=(6, -12), textcoords="offset points", fontsize=8)  # fmt: skip
+    if need > 0:
+        ax.axvline(need, color="grey", linestyle=":", linewidth=1)
+        ax.annotate(f"needed: {need:.1f}", (need, 5), xytext=(4, 0), textcoords="offset points", fontsize=8)
+    ax.set_xlabel("CPU cores decoding per accelerator")
+    ax.set_ylabel("accelerator busy [%]")
+    ax.set_ylim(0, 105)
+    ax.set_title(f"{row['source']}: busy against cores", loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,48 @@
+"""What is for sale: ledgers and cards read and validated, and their sources priced.
+
+* :mod:`procure.ledger.load`: ``sources.csv``, ``cluster.toml``, model and accelerator cards,
+  each column and key with its unit, default and range;
+* :mod:`procure.ledger.variants`: one format on one cluster, with changes (``procure bill``);
+* :mod:`procure.ledger.pricing`: a ledger's sources priced through the pipeline;
+* :mod:`procure.ledger.synthetic`: random ledgers of many sources.
+"""
+
+from .load import (
+    CLUSTER_FIELDS,
+    SOURCE_COLUMNS,
+    Cluster,
+    Ledger,
+    default_ledger_dir,
+    load_accelerators,
+    load_ledger,
+    load_model_card,
+    matches,
+    model_names,
+    models_dir,
+    read_cluster,
+    read_sources,
+)
+from .pricing import configure, transport
+from .variants import READ_CHOICES, cluster_with, format_with, variant
+
+__all__ = [
+    "CLUSTER_FIELDS",
+    "READ_CHOICES",
+    "SOURCE_COLUMNS",
+    "Cluster",
+    "Ledger",
+    "cluster_with",
+    "configure",
+    "default_ledger_dir",
+    "format_with",
+    "load_accelerators",
+    "load_ledger",
+    "load_model_card",
+    "matches",
+    "model_names",
+    "models_dir",
+    "read_cluster",
+    "read_sources",
+    "transport",
+    "variant",
+]

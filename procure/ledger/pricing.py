@@ -1,0 +1,63 @@
+"""The pipeline and bill of every source of a ledger: its format joined with its cluster."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..pipeline import bill, formulas
+from .load import Cluster
+
+
+def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+    """One configuration row per source: the source's format with the cluster's numbers.
+
+    Parameters
+    ----------
+    sources : pandas.DataFrame
+        Validated rows of ``sources.csv`` (:func:`procure.ledger.read_sources`).
+    cluster : Cluster
+        The cluster the hours are trained on.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The source columns with the columns of :data:`procure.pipeline.formulas.CONFIG_COLUMNS` and
+        :data:`procure.bill.BILL_COLUMNS` added.
+    """
+    out = sources.copy()
+    out["extra_bytes_per_frame"] = out["extra_bytes_per_s"] / (out["cameras"] * out["fps"])
+    out["params"] = cluster.params
+    out["input_side"] = cluster.input_side
+    out["patch"] = cluster.patch
+    out["mfu"] = cluster.mfu
+    out["peak_flops"] = cluster.peak_flops
+    out["cores"] = cluster.cores_per_accelerator
+    out["nvdec_engines"] = cluster.nvdec_engines if cluster.nvdec else 0
+    out["core_fps_1080p"] = cluster.core_fps_1080p
+    out["nvdec_fps_1080p"] = cluster.nvdec_fps_1080p
+    out["link_bytes_per_s"] = cluster.link_bytes_per_s
+    out["gop"] = cluster.gop
+    out["decoded_bytes_per_pixel"] = cluster.decoded_bytes_per_pixel
+    out["epochs"] = cluster.epochs
+    out["accelerator_usd_per_hour"] = cluster.accelerator_usd_per_hour
+    out["core_usd_per_hour"] = cluster.core_usd_per_hour
+    out["byte_usd_per_gb"] = cluster.byte_usd_per_gb
+    return out
+
+
+def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+    """Pipeline, bill and share of price of one recorded hour of every source.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`configure`'s table with the result columns of :func:`procure.pipeline.formulas.evaluate`
+        and :func:`procure.bill.evaluate`, plus ``share`` (bill / price [1]) and
+        ``largest_stalling_params`` (models below this many parameters stall [parameters]).
+    """
+    table = bill.evaluate(formulas.evaluate(configure(sources, cluster)))
+    table["share"] = bill.share_of_price(table["bill_usd"], table["price_usd_per_hour"])
+    table["largest_stalling_params"] = formulas.stall_threshold_params(
+        table["mfu"], table["peak_flops"], table["tokens_per_frame"], table["supply_fps"]
+    )
+    return table

@@ -1,0 +1,51 @@
+"""Random ledgers of many sources, for tests, benchmarks and trying the program at scale."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .load import Cluster, Ledger, load_ledger
+
+
+def random_sources(n: int, seed: int = 0, *, curves: tuple[str, ...] = ("log", "exp", "power")) -> pd.DataFrame:
+    """``n`` validated-looking source rows drawn around the default ledger's five kinds.
+
+    Prices, formats and value parameters are drawn at random (seeded); curves from
+    ``curves`` (hill curves get a concave shape, s in [0.3, 1]). The frame has every column
+    of :data:`procure.ledger.SOURCE_COLUMNS`.
+    """
+    rng = np.random.default_rng(seed)
+    base = load_ledger().sources
+    pick = base.iloc[rng.integers(0, len(base), n)].reset_index(drop=True)
+    out = pick.copy()
+    out["source"] = [f"vendor_{i:05d}" for i in range(n)]
+    out["price_usd_per_hour"] = pick["price_usd_per_hour"].to_numpy() * rng.uniform(0.5, 1.5, n)
+    available = rng.uniform(50, 5_000, n)
+    out["available_hours"] = available
+    out["held_hours"] = np.where(rng.random(n) < 0.2, rng.uniform(0, 100, n), 0.0)
+    out["exchange_rate"] = pick["exchange_rate"].to_numpy() * rng.uniform(0.5, 1.5, n)
+    out["survival"] = rng.uniform(0.4, 1.0, n)
+    out["shelf_life_months"] = rng.choice([6.0, 12.0, 18.0, 36.0, math.inf], n)
+    out["curve"] = rng.choice(curves, n)
+    out["saturation_hours"] = rng.uniform(20, 2_000, n)
+    out["curve_shape"] = np.select(
+        [out["curve"] == "power", out["curve"] == "hill"], [rng.uniform(0.2, 0.9, n), rng.uniform(0.3, 1.0, n)], np.nan
+    )
+    out["width"] = rng.choice([640, 854, 1280, 1920], n)
+    out["height"] = (out["width"] * 9 // 16).astype(int)
+    out["cameras"] = rng.integers(1, 5, n)
+    return out
+
+
+def random_ledger(n: int, seed: int = 0, *, cluster: Cluster | None = None, **kwargs: object) -> Ledger:
+    """A ledger of ``n`` random sources on ``cluster``, else the default ledger's cluster grown
+    with the ledger (its accelerators and storage × max(1, n / 100))."""
+    base = load_ledger()
+    if cluster is None:
+        grow = max(1.0, n / 100)
+        c = base.cluster
+        cluster = c.replace(count=c.count * grow, storage_gb=c.storage_gb * grow)
+    return Ledger(random_sources(n, seed, **kwargs), cluster, base.path)  # type: ignore[arg-type]

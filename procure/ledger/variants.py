@@ -1,0 +1,146 @@
+"""Format variants: one ledger row on one cluster, with changes, as ``procure bill`` and
+``procure simulate`` take them."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..errors import invalid
+from .load import Cluster, Ledger, check_source_value, load_accelerators, load_model_card
+from .pricing import transport
+
+#: ``--read`` choices: frames of stored video in order or at random, or frames stored decoded.
+READ_CHOICES = ("order", "random", "decoded")
+
+
+def _positive(name: str, value: float, allow_zero: bool = False) -> float:
+    ok = isinstance(value, int | float) and math.isfinite(value)
+    ok = ok and (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        raise invalid(name, value, "must be a number ≥ 0" if allow_zero else "must be a number > 0")
+    return float(value)
+
+
+def cluster_with(
+    cluster: Cluster,
+    *,
+    model: str | None = None,
+    params: float | None = None,
+    side: float | None = None,
+    accelerator: str | None = None,
+    cores: float | None = None,
+    nvdec: bool | None = None,
+    byte_price_x: float | None = None,
+) -> Cluster:
+    """The cluster with some of its numbers changed.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The ledger's cluster.
+    model : str, optional
+        A model card name: takes its params, input side and patch.
+    params : float, optional
+        Model parameters [1]; wins over ``model``.
+    side : float, optional
+        Model input side [px].
+    accelerator : str, optional
+        An accelerator card (peak FLOP/s and NVDEC engines).
+    cores : float, optional
+        CPU cores decoding for one accelerator [cores].
+    nvdec : bool, optional
+        Use the accelerator's NVDEC engines.
+    byte_price_x : float, optional
+        Multiplier on the byte price [1].
+    """
+    changes: dict[str, object] = {}
+    if model is not None:
+        card = load_model_card(model)
+        changes.update(model=card.name, params=card.params, input_side=card.input_side, patch=card.patch)
+    if params is not None:
+        changes.update(params=_positive("params", params), model=f"{params:.4g} parameters")
+    if side is not None:
+        side = _positive("side", side)
+        if side < cluster.patch:
+            raise invalid("side", side, f"must be at least the patch, {cluster.patch:g} px")
+        changes["input_side"] = side
+    if accelerator is not None:
+        cards = load_accelerators()
+        if accelerator not in cards:
+            raise invalid("accelerator", accelerator, f"allowed are {', '.join(cards)}")
+        chip = cards[accelerator]
+        changes.update(accelerator=accelerator, peak_flops=chip.peak_flops, nvdec_engines=chip.nvdec_engines)
+    if cores is not None:
+        changes["cores_per_accelerator"] = _positive("cores", cores, allow_zero=True)
+    if nvdec is not None:
+        changes["nvdec"] = bool(nvdec)
+    if byte_price_x is not None:
+        changes["byte_usd_per_gb"] = cluster.byte_usd_per_gb * _positive("byte_price_x", byte_price_x)
+    return cluster.replace(**changes)
+
+
+def format_with(
+    row: pd.Series,
+    *,
+    cameras: float | None = None,
+    width: float | None = None,
+    height: float | None = None,
+    fps: float | None = None,
+    bits_per_pixel: float | None = None,
+    read: str | None = None,
+) -> pd.Series:
+    """A source row with its format changed; each value is checked as a ledger cell would be.
+
+    ``read`` is ``"order"`` or ``"random"`` (stored video) or ``"decoded"`` (frames stored
+    decoded, read in order).
+    """
+    out = row.copy()
+    for name, value in (
+        ("cameras", cameras),
+        ("width", width),
+        ("height", height),
+        ("fps", fps),
+        ("bits_per_pixel", bits_per_pixel),
+    ):
+        if value is not None:
+            out[name] = check_source_value(name, value)
+    if read is not None:
+        if read not in READ_CHOICES:
+            raise invalid("read", read, f"allowed are {', '.join(READ_CHOICES)}")
+        out["stored"], out["read"] = ("decoded", "order") if read == "decoded" else ("video", read)
+    return out
+
+
+def variant(
+    ledger: Ledger,
+    kind: str | None = None,
+    *,
+    cluster: Cluster | None = None,
+    **format_changes: object,
+) -> tuple[pd.Series, Cluster]:
+    """The pipeline and bill of one format: ledger row ``kind`` (the first row if None).
+
+    Parameters
+    ----------
+    ledger : Ledger
+        Where the row and the cluster come from.
+    kind : str, optional
+        A source name or kind of the ledger.
+    cluster : Cluster, optional
+        The cluster to use instead of the ledger's (see :func:`cluster_with`).
+    **format_changes
+        Passed to :func:`format_with`.
+
+    Returns
+    -------
+    row : pandas.Series
+        One row of :func:`procure.ledger.pricing.transport`.
+    cluster : Cluster
+        The cluster it was computed on.
+    """
+    base = ledger.source(kind) if kind is not None else ledger.sources.iloc[0]
+    row = format_with(base, **format_changes)  # type: ignore[arg-type]
+    cl = cluster or ledger.cluster
+    return transport(pd.DataFrame([row]).reset_index(drop=True), cl).iloc[0], cl

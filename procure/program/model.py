@@ -1,0 +1,353 @@
+"""The Pyomo model of the procurement program: variables, named rows, cuts, piecewise forms.
+
+maximise  Σ_s v_s(e_s),  e_s = a_s (h0_s + x_s),  a_s = ρ_s σ_s φ_s
+subject to
+    budget        Σ_s (p_s + t_s) x_s + Σ_s fee_s y_s ≤ B
+    capacity r    Σ_s u_rs (h0_s + x_s) ≤ C_r     (accelerator-h, core-h, GB)
+    mix bound     Σ_{s∈G} e_s ≤ share · Σ_s e_s
+    0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s  (integer terms)
+
+or, in target mode, the least ``Σ (p + t) x + Σ fee y`` with ``Σ v_s(e_s) ≥ V``.
+
+This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve`
+refines and solves it). Concave curves enter through tangent cuts on an epigraph variable,
+``z_s ≤ v(ê) + v'(ê)(e_s − ê)``: an outer approximation, so the LP optimum bounds the true
+optimum from above. S-shaped hill curves (``s > 1``) enter as a piecewise-linear interpolation
+with incremental binaries (Pyomo ``Piecewise``, ``INC``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..errors import SolveError, invalid
+from . import value
+from .problem import CAPACITIES, Mode, Problem
+
+#: Breakpoints of the first piecewise form of a hill curve with s > 1.
+DEFAULT_HILL_POINTS = 17
+#: First tangent points, in units of the curve's saturation scale k.
+INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
+#: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
+#: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
+SMALLEST_TANGENT_POINT = 1e-6
+#: Samples per segment at which :func:`hill_error` compares a hill curve with its interpolation.
+HILL_ERROR_SAMPLES = 65
+#: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
+#: lot is not rounded down by floating-point error [1].
+LOT_FLOOR_MARGIN = 1e-9
+
+
+@dataclass
+class SourceArrays:
+    """What the model needs of each source, one array per source in ledger order.
+
+    Attributes
+    ----------
+    cost : numpy.ndarray
+        All-in price of an hour [$/h].
+    rate : numpy.ndarray
+        Effective hours per recorded hour, ρσφ [1].
+    held : numpy.ndarray
+        Hours already held [h].
+    room : numpy.ndarray
+        Most hours availability and capacities allow [h] (inf = unbounded).
+    upper : numpy.ndarray
+        The bound of ``x`` in the model [h]: ``room``, or what the budget buys where nothing
+        else bounds the source (or where a hill curve's breakpoints need a finite range).
+    budget_bounded : numpy.ndarray
+        True where ``upper`` comes from the budget.
+    curve, k, shape : numpy.ndarray
+        Value curve name, saturation scale [effective h] and shape [1].
+    concave : numpy.ndarray
+        True where the curve is concave (tangent cuts); False for S-shaped hill curves.
+    binary : numpy.ndarray
+        True where a minimum order or a fee needs an on/off variable.
+    lots : numpy.ndarray
+        Lot size [h] (0 = continuous).
+    """
+
+    cost: np.ndarray
+    rate: np.ndarray
+    held: np.ndarray
+    room: np.ndarray
+    upper: np.ndarray
+    budget_bounded: np.ndarray
+    curve: np.ndarray
+    k: np.ndarray
+    shape: np.ndarray
+    concave: np.ndarray
+    binary: np.ndarray
+    lots: np.ndarray
+
+    def value_of(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Effective hours and true value of each source when ``x`` hours are bought."""
+        e = self.rate * (self.held + x)
+        return e, np.asarray(value.value(e, self.curve, self.k, self.shape), dtype=float)
+
+
+def source_arrays(problem: Problem) -> SourceArrays:
+    """The arrays of :class:`SourceArrays` for a problem, with its bounds checked.
+
+    Raises
+    ------
+    SolveError
+        No sources; held hours already over a capacity; an unbounded request (a free,
+        unlimited source); an unlimited source with integer terms.
+    InputError
+        A hill curve with a shape ≤ 0.
+    """
+    s = problem.sources
+    if problem.n == 0:
+        raise SolveError("the ledger has no sources: nothing to buy")
+    cost = problem.cost
+    held = problem.held
+    upper = problem.column("available_hours").copy()
+    # Capacities bound what can be bought; held hours must fit already.
+    for name, limit in problem.capacity.items():
+        use = problem.usage(name)
+        if not math.isfinite(limit):
+            continue
+        unit = CAPACITIES[name][1]
+        used = float(use @ held)
+        if used > limit * (1 + 1e-12):
+            raise SolveError(
+                f"infeasible: the hours already held need {used:,.1f} {unit} of {name}, the capacity "
+                f"is {limit:,.1f} {unit} (over by {used - limit:,.1f} {unit}): raise the capacity "
+                "or lower held_hours"
+            )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(use > 0, (limit - used) / use, np.inf)
+        upper = np.minimum(upper, np.maximum(room, 0.0))
+    room = upper.copy()  # what availability and capacities allow
+    shape = problem.column("curve_shape")
+    curve = s["curve"].to_numpy(str)
+    concave = np.asarray(value.is_concave(curve, shape), dtype=bool)
+    budget_bounded = np.zeros(problem.n, dtype=bool)
+    if problem.mode is Mode.BUDGET:
+        # The budget bounds a source in the model only where nothing else does, or where a hill
+        # curve's breakpoints need a tight range: the model then stays valid for other budgets
+        # and costs (Program.set_budget, Program.set_costs).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            afford = np.where(cost > 0, float(problem.budget or 0.0) / cost, np.inf)
+        budget_bounded = (~np.isfinite(room) | ~concave) & (afford < room)
+        upper = np.where(budget_bounded, afford, room)
+    bad_hill = (curve == "hill") & ~(shape > 0)
+    if bad_hill.any():
+        i = int(np.flatnonzero(bad_hill)[0])
+        raise invalid(f"curve_shape of {s['source'].iloc[i]!r}", float(shape[i]), "a hill curve needs a shape > 0")
+    free = ~np.isfinite(upper)
+    if problem.mode is Mode.BUDGET and free.any():
+        names = ", ".join(s.loc[free, "source"])
+        raise SolveError(
+            f"unbounded: {names} costs nothing, is unlimited and uses no limited capacity, so its value "
+            "has no ceiling: give it available_hours, a price or a capacity it uses"
+        )
+    lots = problem.column("lot_hours")
+    binary = ((problem.column("min_order_hours") > 0) | (problem.column("fixed_fee_usd") > 0)) & (upper > 0)
+    integer_unbounded = (binary | (lots > 0) | ~concave) & ~np.isfinite(upper)
+    if integer_unbounded.any():
+        bad = s["source"].iloc[int(np.flatnonzero(integer_unbounded)[0])]
+        raise SolveError(
+            f"{bad!r} is unlimited, which its lots, minimum order, fee or hill curve cannot be modelled with in "
+            "target mode: give it available_hours"
+        )
+    return SourceArrays(cost, problem.rate, held, room, upper, budget_bounded, curve,
+                        problem.column("saturation_hours"), shape, concave, binary, lots)  # fmt: skip
+
+
+@dataclass
+class BuiltModel:
+    """A built model and what the solve loop needs to know about it.
+
+    Attributes
+    ----------
+    model : pyomo.environ.ConcreteModel
+        The model (components listed in :func:`build_model`).
+    arrays : SourceArrays
+        The per-source numbers it was built from.
+    mode : Mode
+        Budget or target mode.
+    hill_points : int
+        Breakpoints of the piecewise form of each S-shaped hill curve.
+    hill_breakpoints : dict of int to numpy.ndarray
+        The breakpoints of each hill source, in hours bought [h].
+    capacity_rows : list of str
+        Capacities that have a row (finite and used by some source).
+    """
+
+    model: pyo.ConcreteModel
+    arrays: SourceArrays
+    mode: Mode
+    hill_points: int
+    hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
+    capacity_rows: list[str] = field(default_factory=list)
+
+    @property
+    def has_integers(self) -> bool:
+        """True when the model has binary or integer variables (a MIP)."""
+        m = self.model
+        return bool(len(m.B) or len(m.L) or len(m.H))
+
+    @property
+    def question_row(self) -> pyo.Constraint:
+        """The budget row (budget mode) or the value-reached row (target mode)."""
+        return self.model.budget_row if self.mode is Mode.BUDGET else self.model.reach
+
+
+def initial_points(arrays: SourceArrays, i: int) -> list[float]:
+    """Effective hours at which the first tangents of source ``i`` touch its curve."""
+    a = arrays
+    lo = a.rate[i] * a.held[i]
+    hi = a.rate[i] * (a.held[i] + a.upper[i])
+    if a.curve[i] == "linear" or a.rate[i] == 0:
+        return [lo]
+    pts = {lo} | {min(max(f * a.k[i], lo), hi) for f in INITIAL_CUT_POINTS}
+    if math.isfinite(hi):
+        pts.add(hi)
+    return sorted(p for p in pts if math.isfinite(p))
+
+
+def build(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> BuiltModel:
+    """Build the model of a problem, with its first tangent cuts (no I/O, no solve).
+
+    Components: ``x[s]`` hours bought, ``z[s]`` value credited, ``cost[s]`` and ``budget``
+    (mutable parameters), ``budget_row`` (budget mode) or ``reach`` (target mode),
+    ``capacity[r]``, ``mix[g]``, ``cuts`` (a ``ConstraintList`` of tangent cuts),
+    ``buy[s]``/``lots[s]`` and their rows (integer terms), ``hill[s]`` (piecewise forms of
+    S-shaped curves), and the objective ``objective``.
+    """
+    a = source_arrays(problem)
+    mode = problem.mode
+    n = problem.n
+    m = pyo.ConcreteModel(name="procure")
+    m.S = pyo.Set(initialize=range(n), ordered=True)
+    ub = [float(u) if math.isfinite(u) else None for u in a.upper]
+    m.x = pyo.Var(m.S, bounds=lambda _m, i: (0.0, ub[i]), initialize=0.0)
+    m.z = pyo.Var(m.S)
+    m.cost = pyo.Param(m.S, mutable=True, initialize=lambda _m, i: float(a.cost[i]))
+    m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
+    m.target = pyo.Param(mutable=True, initialize=float(problem.target or 0.0))
+
+    fee = problem.column("fixed_fee_usd")
+    min_order = problem.column("min_order_hours")
+    m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
+    m.buy = pyo.Var(m.B, domain=pyo.Binary)
+
+    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
+        return _m.x[i] <= float(a.upper[i]) * _m.buy[i]
+
+    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
+        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
+
+    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Source i in whole lots: x_i = lot_i · n_i."""
+        return _m.x[i] == float(a.lots[i]) * _m.lots[i]
+
+    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
+    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
+    m.L = pyo.Set(initialize=[i for i in range(n) if a.lots[i] > 0], ordered=True)
+    m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
+                     bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
+    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
+
+    spend = sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B)
+    if mode is Mode.BUDGET:
+        m.budget_row = pyo.Constraint(expr=spend <= m.budget)
+
+    rows = [
+        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
+    ]
+    m.R = pyo.Set(initialize=rows, ordered=True)
+
+    def capacity_rule(_m: pyo.ConcreteModel, r: str) -> object:
+        """Capacity r over the window, held hours counted: Σ u_rs x_s ≤ C_r − Σ u_rs h0_s."""
+        use = problem.usage(r)
+        nz = np.flatnonzero(use)
+        room = float(problem.capacity[r] - use @ a.held)
+        coefs, xs = [float(use[i]) for i in nz], [_m.x[i] for i in nz]
+        return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=xs) <= room
+
+    m.capacity = pyo.Constraint(m.R, rule=capacity_rule)
+
+    groups = list(problem.max_share)
+    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
+
+    def mix_rule(_m: pyo.ConcreteModel, g: int) -> object:
+        """Mix bound g: Σ_{s∈G} e_s ≤ share · Σ_s e_s, as a row in x."""
+        key = groups[g]
+        coef = a.rate * (problem.members(key).astype(float) - problem.max_share[key])
+        return sum(float(coef[i]) * _m.x[i] for i in range(n) if coef[i] != 0) <= float(-(coef @ a.held))
+
+    m.mix = pyo.Constraint(m.G, rule=mix_rule)
+
+    m.cuts = pyo.ConstraintList()
+    hill = [i for i in range(n) if not a.concave[i]]
+    built = BuiltModel(m, a, mode, hill_points, capacity_rows=rows)
+    first = [(i, p) for i in range(n) if a.concave[i] for p in initial_points(a, i)]
+    add_cuts(built, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
+    m.H = pyo.Set(initialize=hill, ordered=True)
+    if hill:
+        built.hill_breakpoints = {i: np.linspace(0.0, a.upper[i], hill_points) for i in hill}
+        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
+        m.hill = pyo.Piecewise(
+            m.H, m.z, m.x, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0,
+            f_rule=lambda _m, i, x: float(value.value(a.rate[i] * (a.held[i] + x), a.curve[i], a.k[i], a.shape[i])),
+        )  # fmt: skip
+    if mode is Mode.BUDGET:
+        m.objective = pyo.Objective(expr=sum(m.z[i] for i in m.S), sense=pyo.maximize)
+    else:
+        m.reach = pyo.Constraint(expr=sum(m.z[i] for i in m.S) >= m.target)
+        m.objective = pyo.Objective(expr=spend, sense=pyo.minimize)
+    return built
+
+
+def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> pyo.ConcreteModel:
+    """The Pyomo ``ConcreteModel`` of a problem (see :func:`build` for its components)."""
+    return build(problem, hill_points=hill_points).model
+
+
+def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list[pyo.Constraint]:
+    """Add the tangents of ``sources`` at effective hours ``points`` to the model's cuts.
+
+    Each cut is ``z_i − slope·a_i·x_i ≤ slope·a_i·h0_i + intercept``; the tangents are computed
+    at once. Returns the new constraint objects (to hand to a persistent solver).
+    """
+    if len(sources) == 0:
+        return []
+    a, m = built.arrays, built.model
+    sources = np.asarray(sources, dtype=np.int64)
+    # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
+    points = np.maximum(
+        np.asarray(points, dtype=float),
+        np.where(a.curve[sources] == "hill", SMALLEST_TANGENT_POINT * a.k[sources], 0.0),
+    )
+    slope, intercept = value.tangent(points, a.curve[sources], a.k[sources], a.shape[sources])
+    coef = (-np.asarray(slope) * a.rate[sources]).tolist()
+    rhs = (np.asarray(slope) * a.rate[sources] * a.held[sources] + intercept).tolist()
+    add, z, x = m.cuts.add, m.z, m.x
+    return [
+        add(LinearExpression(constant=0.0, linear_coefs=[1.0, c], linear_vars=[z[i], x[i]]) <= r)
+        for i, c, r in zip(sources.tolist(), coef, rhs, strict=True)
+    ]
+
+
+def hill_error(built: BuiltModel) -> float:
+    """Largest amount by which each hill curve exceeds its interpolation, summed [value]."""
+    a = built.arrays
+    total = 0.0
+    for i, xs in built.hill_breakpoints.items():
+        fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
+        v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
+        ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
+        w = (fine - xs[:-1, None]) / np.where(np.diff(xs) > 0, np.diff(xs), 1.0)[:, None]
+        chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
+        total += float(max(0.0, np.max(v - chord)))
+    return total

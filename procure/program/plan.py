@@ -1,0 +1,306 @@
+"""The answer of the procurement program: what to buy, what it costs, and why.
+
+:class:`Plan` is the result; :func:`read_plan` reads it out of a solved program's numbers
+(positions, marginal values per dollar, capacity rows, notes) and computes nothing the solver
+has not decided.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..output import jsonable
+from .problem import CAPACITIES, Mode, Problem
+from .value import value as value_at
+
+#: Default relative gap between the plan's upper bound and its true value [1].
+DEFAULT_TOLERANCE = 1e-4
+#: Absolute gap that counts as closed whatever the relative one [own-hour equivalents]: ten
+#: times HiGHS's primal feasibility tolerance (1e-7), below which the LP cannot tell plans apart.
+VALUE_ABS_TOLERANCE = 1e-6
+#: Default wall-time limit of one solve [s].
+DEFAULT_TIME_LIMIT = 120.0
+#: Relative slack under which a capacity or mix row counts as binding, and the share of its
+#: room within which a source counts as at zero or at its cap [1].
+BINDING_TOLERANCE = 1e-7
+
+
+class Status(StrEnum):
+    """What the solve ended with."""
+
+    #: The plan's true value and the bound agree within the tolerance.
+    OPTIMAL = "optimal"
+
+
+#: Columns of ``Plan.sources`` with their units.
+PLAN_COLUMNS = {
+    "source": "name",
+    "kind": "text",
+    "hours": "h bought",
+    "held_hours": "h already held",
+    "purchase_usd": "$ (price × hours, plus the fixed fee if bought)",
+    "transport_usd": "$ (transport bill × hours)",
+    "effective_hours": "effective h, held and bought",
+    "value": "own-hour equivalents",
+    "marginal_value_per_usd": "value per $ of the next hour, capacity charges included",
+    "marginal_value_per_usd_price_only": "value per $ of the next hour at price + transport",
+    "position": "zero | between | cap (where the source sits between its bounds)",
+}
+
+#: Columns of ``Plan.capacities`` with their units.
+CAPACITY_COLUMNS = {
+    "capacity": "name",
+    "unit": "text",
+    "used": "unit, held and bought",
+    "limit": "unit (inf = unlimited)",
+    "slack": "unit",
+    "binding": "bool",
+    "shadow_price": "value per unit",
+    "shadow_usd": "$ per unit: what one more unit is worth, in budget dollars",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A certified plan.
+
+    Attributes
+    ----------
+    mode : Mode
+        ``"budget"`` (most value for the money) or ``"target"`` (least money for the value).
+    status : Status
+        ``"optimal"``: the plan's true value and the upper bound agree within ``tolerance``
+        (relative) or ``procure.program.plan.VALUE_ABS_TOLERANCE`` (absolute, solver noise).
+    value : float
+        True value of the plan, Σ v_s(e_s) [own-hour equivalents].
+    value_upper_bound : float
+        No plan is worth more than this (budget mode) [own-hour equivalents]; in target mode,
+        the value the solver's piecewise form credits the plan with.
+    gap : float
+        ``(value_upper_bound − value) / |value_upper_bound|`` [1].
+    tolerance : float
+        The gap the refinement stopped at [1].
+    lambda_ : float
+        Value of the next budget dollar, λ [own-hour equivalents per $]; in target mode, the
+        dollars one more unit of value costs is ``1 / lambda_``.
+    shadow_prices : dict of str to float
+        Value of one more unit of each capacity (and mix bound) [value per unit].
+    sources : pandas.DataFrame
+        One row per source, columns of :data:`PLAN_COLUMNS`.
+    capacities : pandas.DataFrame
+        One row per capacity, columns of :data:`CAPACITY_COLUMNS`.
+    budget, spent_usd, purchase_usd, transport_usd : float
+        The budget (NaN in target mode) and what the plan spends, all in and by part [$].
+    target : float
+        The value asked for in target mode (NaN in budget mode).
+    rounds, cuts : int
+        Refinement rounds and tangent cuts in the final model.
+    build_seconds, solve_seconds : float
+        Wall time to build the Pyomo model and to solve and refine it [s].
+    notes : list of str
+        What a reader should know (sources that cannot be bought, and why).
+    """
+
+    mode: Mode
+    status: Status
+    value: float
+    value_upper_bound: float
+    gap: float
+    tolerance: float
+    lambda_: float
+    shadow_prices: dict[str, float]
+    sources: pd.DataFrame
+    capacities: pd.DataFrame
+    budget: float
+    spent_usd: float
+    purchase_usd: float
+    transport_usd: float
+    target: float
+    rounds: int
+    cuts: int
+    build_seconds: float
+    solve_seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def binding(self) -> list[str]:
+        """Names of the capacities that bind."""
+        return list(self.capacities.loc[self.capacities["binding"], "capacity"])
+
+    @property
+    def transport_share(self) -> float:
+        """Share of the money spent that goes to moving the hours [1]; NaN if nothing is spent."""
+        return self.transport_usd / self.spent_usd if self.spent_usd > 0 else math.nan
+
+    @property
+    def marginal_value_spread(self) -> float:
+        """Largest relative difference between λ and the marginal value per dollar of a source
+        bought in part [1]: how far the certified plan is from equal marginal value per dollar
+        (about √tolerance); 0 when no source is bought in part or λ is 0 or infinite."""
+        if not (self.lambda_ > 0 and math.isfinite(self.lambda_)):
+            return 0.0
+        between = self.sources.loc[self.sources["position"] == "between", "marginal_value_per_usd"]
+        return float((between / self.lambda_ - 1).abs().max()) if len(between) else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``procure solve`` (DESIGN.md §6 keys first, then more)."""
+        rows = self.sources[
+            [
+                "source", "hours", "purchase_usd", "transport_usd", "effective_hours", "value",
+                "marginal_value_per_usd", "kind", "held_hours", "position",
+                "marginal_value_per_usd_price_only",
+            ]
+        ].to_dict("records")  # fmt: skip
+        return jsonable(
+            {
+                "status": self.status,
+                "value": self.value,
+                "value_upper_bound": self.value_upper_bound,
+                "lambda": self.lambda_,
+                "shadow_prices": self.shadow_prices,
+                "plan": rows,
+                "mode": self.mode,
+                "gap": self.gap,
+                "tolerance": self.tolerance,
+                "budget": self.budget,
+                "target": self.target,
+                "spent_usd": self.spent_usd,
+                "purchase_usd": self.purchase_usd,
+                "transport_usd": self.transport_usd,
+                "capacities": self.capacities.to_dict("records"),
+                "binding": self.binding,
+                "rounds": self.rounds,
+                "cuts": self.cuts,
+                "build_seconds": self.build_seconds,
+                "solve_seconds": self.solve_seconds,
+                "notes": self.notes,
+            }
+        )
+
+
+def read_plan(
+    problem: Problem,
+    *,
+    x: np.ndarray,
+    room: np.ndarray,
+    value: float,
+    value_upper_bound: float,
+    gap: float,
+    tolerance: float,
+    lambda_: float,
+    shadow_prices: dict[str, float],
+    rounds: int,
+    cuts: int,
+    build_seconds: float,
+    solve_seconds: float,
+) -> Plan:
+    """Read a plan out of a solved program's numbers.
+
+    Parameters
+    ----------
+    problem : Problem
+        What was solved.
+    x : numpy.ndarray
+        Hours bought of each source [h].
+    room : numpy.ndarray
+        Most hours availability and capacities allow of each source [h].
+    value, value_upper_bound, gap, tolerance : float
+        The plan's true value, the bound, their relative gap and the tolerance it met.
+    lambda_ : float
+        Value of the next budget dollar [value per $].
+    shadow_prices : dict of str to float
+        Value of one more unit of each capacity and mix bound [value per unit].
+    rounds, cuts : int
+        Refinement rounds and tangent cuts.
+    build_seconds, solve_seconds : float
+        Wall times [s].
+    """
+    p = problem
+    s = p.sources
+    lam = lambda_
+    held = p.held
+    fee = p.column("fixed_fee_usd")
+    tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(room), room, 1.0))
+    position = np.where(x <= tol, "zero", np.where(x >= room - tol, "cap", "between"))
+    bought = position != "zero"
+    purchase = p.column("price_usd_per_hour") * x + np.where(bought, fee, 0.0)
+    transport = p.column("transport_usd_per_hour") * x
+    e = p.rate * (held + x)
+    v = np.asarray(value_at(e, s["curve"].to_numpy(str), p.column("saturation_hours"), p.column("curve_shape")), float)
+    pricing = lam > 0 and math.isfinite(lam)
+    charge = np.zeros(p.n)  # capacity and mix charges per hour, in budget dollars
+    if pricing:
+        for name, price in shadow_prices.items():
+            if name.startswith("max_share:"):
+                key = name.split(":", 1)[1]
+                charge += price / lam * p.rate * (p.members(key).astype(float) - p.max_share[key])
+            else:
+                charge += price / lam * p.usage(name)
+    sources = pd.DataFrame(
+        {
+            "source": s["source"],
+            "kind": s["kind"],
+            "hours": x,
+            "held_hours": held,
+            "purchase_usd": purchase,
+            "transport_usd": transport,
+            "effective_hours": e,
+            "value": v,
+            "marginal_value_per_usd": p.marginal_value_per_usd(x, charge),
+            "marginal_value_per_usd_price_only": p.marginal_value_per_usd(x),
+            "position": position,
+        }
+    )
+
+    def row(name: str, unit: str, used: float, limit: float) -> dict[str, object]:
+        price = shadow_prices.get(name, 0.0)
+        slack = limit - used
+        binding = price > 0 or (math.isfinite(limit) and slack <= BINDING_TOLERANCE * max(1.0, limit))
+        usd = price / lam if pricing else 0.0
+        return {"capacity": name, "unit": unit, "used": used, "limit": limit, "slack": slack,
+                "binding": bool(binding), "shadow_price": price, "shadow_usd": usd}  # fmt: skip
+
+    caps = [
+        row(name, unit, float(p.usage(name) @ (held + x)), p.capacity[name])
+        for name, (_col, unit) in CAPACITIES.items()
+    ]
+    for key, share in p.max_share.items():
+        caps.append(row(f"max_share:{key}", "effective h", float(e[p.members(key)].sum()), share * float(e.sum())))
+    notes = []
+    if p.mode is Mode.BUDGET:
+        least = p.least_order_usd
+        for i in np.flatnonzero((least > float(p.budget or 0.0)) & (least > 0)):
+            notes.append(
+                f"{s['source'].iloc[i]} cannot be bought: its minimum order costs ${least[i]:,.2f}, "
+                "more than the budget"
+            )
+    for i in np.flatnonzero(room <= 0):
+        notes.append(f"{s['source'].iloc[i]} cannot be bought: nothing available or no capacity left")
+    return Plan(
+        mode=p.mode,
+        status=Status.OPTIMAL,
+        value=value,
+        value_upper_bound=value_upper_bound,
+        gap=gap,
+        tolerance=tolerance,
+        lambda_=lam,
+        shadow_prices=shadow_prices,
+        sources=sources,
+        capacities=pd.DataFrame(caps),
+        budget=float(p.budget) if p.budget is not None else math.nan,
+        spent_usd=float(purchase.sum() + transport.sum()),
+        purchase_usd=float(purchase.sum()),
+        transport_usd=float(transport.sum()),
+        target=float(p.target) if p.target is not None else math.nan,
+        rounds=rounds,
+        cuts=cuts,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        notes=notes,
+    )

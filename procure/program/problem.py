@@ -1,0 +1,284 @@
+"""The numbers of the procurement program, assembled from a ledger (no solver here).
+
+One array per source, in ledger order; capacities by name. :func:`price_ledger` prices every
+source's transport bill with :func:`procure.ledger.transport` and its effective-hour rate with
+:func:`procure.program.value.effective_rate`; :func:`from_ledger` adds the question (a budget
+or a target). The concepts every later step shares are computed here, once: the all-in cost,
+the members of a mix bound, the least cost of a minimum order, the value per dollar of the
+next hour.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, invalid
+from ..ledger import Cluster, Ledger, matches, transport
+from ..pipeline import bill
+from . import value
+
+
+class Mode(StrEnum):
+    """What the program is asked: the most value for a budget, or the least money for a value."""
+
+    BUDGET = "budget"
+    TARGET = "target"
+
+
+def check_budget(budget: float) -> float:
+    """A budget as a float [$], or an :class:`InputError` naming it and what is allowed."""
+    if not (isinstance(budget, int | float) and math.isfinite(budget) and budget >= 0):
+        raise invalid("budget", budget, "must be a number ≥ 0 [$]")
+    return float(budget)
+
+
+def check_target(target: float) -> float:
+    """A target as a float [own-hour equivalents], or an :class:`InputError`."""
+    if not (isinstance(target, int | float) and math.isfinite(target) and target > 0):
+        raise invalid("target", target, "must be a number > 0 [own-hour equivalents]")
+    return float(target)
+
+
+#: The capacities of the program: name → (column of the transport table, unit).
+CAPACITIES = {
+    "accelerator_hours": ("accelerator_hours", "accelerator-h"),
+    "core_hours": ("core_hours", "core-h"),
+    "storage_gb": ("gb_per_hour", "GB"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the program allocates: sources, their costs, value curves, uses and limits.
+
+    Attributes
+    ----------
+    sources : pandas.DataFrame
+        One row per source with ``source``, ``kind``, ``price_usd_per_hour`` [$/h],
+        ``transport_usd_per_hour`` [$/h] (of which ``bytes_usd_per_hour``,
+        ``cores_usd_per_hour`` and ``idle_usd_per_hour``), ``transport_share`` (transport
+        bill / price [1]), ``rate`` (ρσφ,
+        effective h per h), ``held_hours``, ``available_hours`` (inf = unlimited),
+        ``lot_hours``, ``min_order_hours`` [h], ``fixed_fee_usd`` [$], ``curve``,
+        ``saturation_hours`` [effective h], ``curve_shape`` [1], and per recorded hour the
+        use of each capacity (columns named as :data:`CAPACITIES`).
+    capacity : dict of str to float
+        Limit of each capacity in the training window (inf = unlimited).
+    budget : float or None
+        Dollars to spend [$], in budget mode.
+    target : float or None
+        Value to reach [own-hour equivalents], in target mode (the least money that does).
+    max_share : dict of str to float
+        Mix bounds: sources whose ``source`` or ``kind`` is the key take at most this share
+        of all effective hours [1].
+    """
+
+    sources: pd.DataFrame
+    capacity: dict[str, float]
+    budget: float | None = None
+    target: float | None = None
+    max_share: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """Number of sources."""
+        return len(self.sources)
+
+    @property
+    def mode(self) -> Mode:
+        """Budget or target mode; an :class:`InputError` if the problem asks neither."""
+        if self.budget is not None:
+            return Mode.BUDGET
+        if self.target is not None:
+            return Mode.TARGET
+        raise InputError("budget and target: give exactly one (--budget B or --target V)")
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of :attr:`sources` as floats, in source order."""
+        return self.sources[name].to_numpy(dtype=float)
+
+    @property
+    def rate(self) -> np.ndarray:
+        """Effective hours per recorded hour, ρσφ [1]."""
+        return self.column("rate")
+
+    @property
+    def held(self) -> np.ndarray:
+        """Hours already held [h]."""
+        return self.column("held_hours")
+
+    @property
+    def least_order_usd(self) -> np.ndarray:
+        """What the smallest purchase of each source costs, all in [$]: its minimum order or
+        one lot, whichever is larger, plus its fixed fee (0 for a continuous source)."""
+        hours = np.maximum(self.column("min_order_hours"), self.column("lot_hours"))
+        return self.cost * hours + self.column("fixed_fee_usd")
+
+    def members(self, key: str) -> np.ndarray:
+        """Sources whose name or kind is ``key`` (a mix bound) [bool per source]."""
+        return matches(self.sources, key)
+
+    def marginal_value_per_usd(self, hours: np.ndarray, extra_usd: np.ndarray | float = 0.0) -> np.ndarray:
+        """Value per dollar of the next hour of each source [own-hour equivalents per $].
+
+        Parameters
+        ----------
+        hours : numpy.ndarray
+            Hours bought so far, held hours excluded [h].
+        extra_usd : numpy.ndarray or float, default 0
+            Charges added to the all-in price of an hour, such as capacity shadow prices
+            converted to dollars [$/h].
+        """
+        s = self.sources
+        e = self.rate * (self.held + hours)
+        dv = np.asarray(value.derivative(e, s["curve"].to_numpy(str), self.column("saturation_hours"),
+                                         self.column("curve_shape")), dtype=float) * self.rate  # fmt: skip
+        return value.per_usd(dv, self.cost + extra_usd)
+
+    @property
+    def cost(self) -> np.ndarray:
+        """All-in price of one hour bought, purchase + transport [$/h]."""
+        s = self.sources
+        return (s["price_usd_per_hour"] + s["transport_usd_per_hour"]).to_numpy(dtype=float)
+
+    def usage(self, name: str) -> np.ndarray:
+        """Use of capacity ``name`` per recorded hour [its unit per h]."""
+        return self.column(name)
+
+    def with_byte_price_x(self, multiplier: float) -> Problem:
+        """The problem with the byte price multiplied by ``multiplier`` (transport rescaled).
+
+        The one place a byte-price multiplier reaches the program: the bytes term of each
+        hour's transport bill scales, its cores and idle terms do not (seed §6).
+        """
+        if not (isinstance(multiplier, int | float) and math.isfinite(multiplier) and multiplier > 0):
+            raise invalid("byte_price_x", multiplier, "must be a number > 0")
+        s = self.sources.copy()
+        s["bytes_usd_per_hour"] = multiplier * s["bytes_usd_per_hour"]
+        s["transport_usd_per_hour"] = s["bytes_usd_per_hour"] + s["cores_usd_per_hour"] + s["idle_usd_per_hour"]
+        s["transport_share"] = bill.share_of_price(s["transport_usd_per_hour"], s["price_usd_per_hour"])
+        return replace(self, sources=s)
+
+    def with_cost(self, cost: np.ndarray) -> Problem:
+        """The problem with new all-in prices per hour [$/h]: the transport bill takes the change."""
+        s = self.sources.copy()
+        s["transport_usd_per_hour"] = cost - s["price_usd_per_hour"].to_numpy()
+        return replace(self, sources=s)
+
+
+def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:
+    out = sources.copy()
+    for name, hours in held.items():
+        hit = out["source"] == name
+        if not hit.any():
+            raise invalid("held", name, f"not a source of the ledger: sources are {', '.join(out['source'])}")
+        if not (isinstance(hours, int | float) and math.isfinite(hours) and hours >= 0):
+            raise invalid(f"held {name}", hours, "must be a number ≥ 0")
+        out.loc[hit, "held_hours"] = float(hours)
+    return out
+
+
+def price_ledger(
+    ledger: Ledger,
+    *,
+    cluster: Cluster | None = None,
+    held: Mapping[str, float] | None = None,
+) -> Problem:
+    """The program's numbers for a ledger, without a question (neither budget nor target).
+
+    Parameters
+    ----------
+    ledger : Ledger
+        Sources and cluster.
+    cluster : Cluster, optional
+        Instead of the ledger's (see :func:`procure.ledger.cluster_with`).
+    held : mapping of str to float, optional
+        Hours already held, by source, replacing the ledger's ``held_hours``.
+    """
+    cl = cluster or ledger.cluster
+    rows = ledger.sources if held is None else _held_overrides(ledger.sources, held)
+    table = transport(rows, cl)
+    s = pd.DataFrame(
+        {
+            "source": table["source"].astype(str),
+            "kind": table["kind"].astype(str),
+            "price_usd_per_hour": table["price_usd_per_hour"].astype(float),
+            "transport_usd_per_hour": table["bill_usd"].astype(float),
+            "bytes_usd_per_hour": table["bytes_usd"].astype(float),
+            "idle_usd_per_hour": table["idle_usd"].astype(float),
+            "cores_usd_per_hour": table["cores_usd"].astype(float),
+            "transport_share": table["share"].astype(float),
+            "rate": value.effective_rate(
+                table["exchange_rate"], table["survival"], table["shelf_life_months"], cl.horizon_months
+            ).astype(float),
+            "held_hours": table["held_hours"].astype(float),
+            "available_hours": table["available_hours"].astype(float),
+            "lot_hours": table["lot_hours"].astype(float),
+            "min_order_hours": table["min_order_hours"].astype(float),
+            "fixed_fee_usd": table["fixed_fee_usd"].astype(float),
+            "curve": table["curve"].astype(str),
+            "saturation_hours": table["saturation_hours"].astype(float),
+            "curve_shape": table["curve_shape"].astype(float),
+        }
+    )
+    for name, (column, _unit) in CAPACITIES.items():
+        s[name] = table[column].astype(float)
+    capacity = {
+        "accelerator_hours": cl.accelerator_hours_capacity,
+        "core_hours": cl.core_hours_capacity,
+        "storage_gb": cl.storage_gb,
+    }
+    return Problem(sources=s, capacity=capacity)
+
+
+def from_ledger(
+    ledger: Ledger,
+    *,
+    budget: float | None = None,
+    target: float | None = None,
+    cluster: Cluster | None = None,
+    held: Mapping[str, float] | None = None,
+    max_share: Mapping[str, float] | None = None,
+) -> Problem:
+    """Assemble the program's numbers from a ledger, with its question.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        Sources and cluster.
+    budget : float, optional
+        Dollars to spend [$]. Exactly one of ``budget`` and ``target``.
+    target : float, optional
+        Value to reach at least cost [own-hour equivalents].
+    cluster : Cluster, optional
+        Instead of the ledger's (see :func:`procure.ledger.cluster_with`).
+    held : mapping of str to float, optional
+        Hours already held, by source, replacing the ledger's ``held_hours``.
+    max_share : mapping of str to float, optional
+        Mix bounds by source name or kind: at most this share of all effective hours.
+
+    Raises
+    ------
+    InputError
+        Neither or both of budget and target; a negative budget; a target ≤ 0; a held
+        override for an unknown source; a mix bound outside [0, 1] or naming nothing.
+    """
+    if (budget is None) == (target is None):
+        raise InputError("budget and target: give exactly one (--budget B or --target V)")
+    budget = check_budget(budget) if budget is not None else None
+    target = check_target(target) if target is not None else None
+    priced = price_ledger(ledger, cluster=cluster, held=held)
+    s = priced.sources
+    shares = dict(max_share or {})
+    for key, share in shares.items():
+        if not matches(s, key).any():
+            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(s['source'])}")
+        if not (isinstance(share, int | float) and 0 <= share <= 1):
+            raise invalid(f"max_share {key}", share, "must be a number ≥ 0 and ≤ 1")
+    return replace(priced, budget=budget, target=target, max_share=shares)
