@@ -9,9 +9,10 @@ import pytest
 from conftest import DEFAULT_LEDGER, seed_state
 
 from procure.analyses.rank import RANK_COLUMNS, rank
-from procure.analyses.sensitivity import SWEEP_COLUMNS, _signature, byte_price_range, sweep
+from procure.analyses.sensitivity import RANGING_LIMITS, SWEEP_COLUMNS, _signature, byte_price_range, sweep
 from procure.interfaces import plots
 from procure.interfaces.cli import main
+from procure.ledger import Ledger
 from procure.program.problem import from_ledger
 from procure.program.solve import Program
 from procure.program.solve import solve_problem as solve
@@ -82,29 +83,53 @@ def test_other_inputs(parameter):
     ends = table.groupby("x", sort=True)["plan_value"].first()
     if parameter == "budget":
         assert ends.iloc[1] > ends.iloc[0]
-    if parameter in ("accelerator_usd_per_hour", "core_usd_per_hour"):
-        assert ends.iloc[1] <= ends.iloc[0] * (1 + 2e-6)  # dearer moving never adds value
-    at_hi = {"budget": {"budget": hi}}.get(parameter)
-    if at_hi:
-        assert ends.iloc[1] == pytest.approx(
-            solve(from_ledger(DEFAULT_LEDGER, **at_hi), tolerance=1e-6).value, rel=2e-6
-        )
+    else:
+        # Dearer moving, or a larger model that takes more accelerator-hours an hour, never adds value.
+        assert ends.iloc[1] < ends.iloc[0]
+    # Each end equals a fresh solve of the ledger with the input set there.
+    for x, end in zip((lo, hi), ends, strict=True):
+        if parameter == "budget":
+            fresh = from_ledger(DEFAULT_LEDGER, budget=x)
+        else:
+            fresh = from_ledger(DEFAULT_LEDGER, budget=50_000, cluster=DEFAULT_LEDGER.cluster.replace(**{parameter: x}))
+        assert end == pytest.approx(solve(fresh, tolerance=1e-6).value, rel=2e-6)
 
 
-def test_byte_price_range_brackets_a_change_of_shape():
-    problem = from_ledger(DEFAULT_LEDGER, budget=100_000)
-    lo, hi = byte_price_range(problem)
-    assert lo <= 1 <= hi
+def _shape_checker(problem):
     program = Program(problem, tolerance=1e-6)
 
     def shape(m):
         program.set_costs(problem.with_byte_price_x(m).cost)
         return _signature(program.solve())
 
+    return shape
+
+
+def test_byte_price_range_brackets_a_change_of_shape():
+    problem = from_ledger(DEFAULT_LEDGER, budget=100_000)
+    lo, hi = byte_price_range(problem)
+    assert lo == RANGING_LIMITS[0] < 1 < hi  # the default plan keeps its shape down to the search limit
+    shape = _shape_checker(problem)
     here = shape(1.0)
+    assert shape(lo) == here
     assert shape(hi) == here and shape(hi * 1.001) != here
-    if lo > 1e-4:
-        assert shape(lo) == here and shape(lo / 1.001) != here
+
+
+def test_byte_price_range_lower_end_inside_the_search_range():
+    """Twin at $50/h is not bought at the ledger's byte price but is once bytes are cheap enough."""
+    rows = DEFAULT_LEDGER.sources.copy()
+    rows.loc[rows["source"] == "twin", "price_usd_per_hour"] = 50.0
+    problem = from_ledger(Ledger(rows, DEFAULT_LEDGER.cluster, DEFAULT_LEDGER.path), budget=100_000)
+    lo, hi = byte_price_range(problem)
+    assert RANGING_LIMITS[0] < lo < 1 < hi
+    shape = _shape_checker(problem)
+    here = shape(1.0)
+    assert here[0][1] == "zero"
+    # Near the change twin's marginal value per dollar equals λ, so a plan within the solve's
+    # tolerance may buy it or not: the change is located within 2 %, not to the last digit.
+    assert shape(lo * 1.02) == here
+    below = shape(lo / 1.02)
+    assert below != here and below[0][1] == "between"
 
 
 @pytest.mark.parametrize(

@@ -111,3 +111,15 @@ def test_internal_error_is_one_line(monkeypatch, capsys):
     monkeypatch.setenv("PROCURE_TRACEBACK", "1")
     with pytest.raises(RuntimeError):
         main(["solve", "--budget", "10"])
+
+
+def test_library_entry_point_matches_the_command(capsys):
+    import procure
+
+    assert main(["solve", "--budget", "100000", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    plan = procure.solve(budget=100_000)
+    assert plan.value == pytest.approx(printed["value"], rel=1e-12)
+    assert plan.mode == printed["mode"] == "budget" and plan.status == printed["status"] == "optimal"
+    loaded = procure.solve(procure.load_ledger(), budget=100_000)
+    assert loaded.value == pytest.approx(plan.value, rel=1e-12)

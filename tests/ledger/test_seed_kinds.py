@@ -3,7 +3,6 @@ DESIGN.md §3."""
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 from conftest import DEFAULT_LEDGER
 
@@ -83,5 +82,4 @@ def test_simulated_moves_nothing():
 
 
 def test_table_has_every_source():
-    assert isinstance(TABLE, pd.DataFrame)
     assert list(TABLE.index) == ["own", "twin", "older_arm", "force", "sim"]
