@@ -7,18 +7,21 @@ subject to
     mix bound     Σ_{s∈G} e_s ≤ share · Σ_s e_s
     0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s  (integer terms)
 
-or, in target mode, the least ``Σ (p + t) x + Σ fee y`` with ``Σ v_s(e_s) ≥ V``.
-
 This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve`
-refines and solves it). Concave curves enter through tangent cuts on an epigraph variable,
-``z_s ≤ v(ê) + v'(ê)(e_s − ê)``: an outer approximation, so the LP optimum bounds the true
-optimum from above. S-shaped hill curves (``s > 1``) enter as a piecewise-linear interpolation
-with incremental binaries (Pyomo ``Piecewise``, ``INC``).
+refines and solves it; target mode solves this budget form at a sequence of budgets). Every
+curve enters through a form that lies on or above it, so the model's optimum bounds the true
+optimum from above:
+
+* concave curves through tangent cuts on an epigraph variable, ``z_s ≤ v(ê) + v'(ê)(e_s − ê)``;
+* S-shaped hill curves (``s > 1``) through a piecewise-linear form with incremental binaries
+  (Pyomo ``Piecewise``, ``INC``) whose breakpoint values are the curve's plus the largest
+  amount by which the curve rises above its chords on the neighbouring segments.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,8 +39,13 @@ INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
 #: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
 #: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
 SMALLEST_TANGENT_POINT = 1e-6
-#: Samples per segment at which :func:`hill_error` compares a hill curve with its interpolation.
+#: Samples per segment at which a hill curve is compared with its chord.
 HILL_ERROR_SAMPLES = 65
+#: Relative margin on the sampled largest rise of a hill curve above a chord: sampling at
+#: 65 points a segment underestimates the true maximum by at most about 2.4e-4 of it [1].
+HILL_ERROR_MARGIN = 1e-3
+#: Two tangent points of one source closer than this share of the curve's scale are one [1].
+SAME_POINT = 1e-12
 #: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
 #: lot is not rounded down by floating-point error [1].
 LOT_FLOOR_MARGIN = 1e-9
@@ -171,33 +179,38 @@ class BuiltModel:
         The model (components listed in :func:`build_model`).
     arrays : SourceArrays
         The per-source numbers it was built from.
-    mode : Mode
-        Budget or target mode.
-    hill_points : int
-        Breakpoints of the piecewise form of each S-shaped hill curve.
+    budget : float
+        The budget the model was built for [$]: the bounds of budget-bounded sources hold for
+        any budget up to it.
     hill_breakpoints : dict of int to numpy.ndarray
         The breakpoints of each hill source, in hours bought [h].
     capacity_rows : list of str
         Capacities that have a row (finite and used by some source).
+    cut_points : dict of int to set of float
+        The effective hours at which each source has a tangent cut [effective h].
     """
 
     model: pyo.ConcreteModel
     arrays: SourceArrays
-    mode: Mode
-    hill_points: int
+    budget: float
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     capacity_rows: list[str] = field(default_factory=list)
+    cut_points: dict[int, set[float]] = field(default_factory=dict)
+
+    @property
+    def hill_points(self) -> dict[int, int]:
+        """Breakpoints of each S-shaped hill curve's piecewise form."""
+        return {i: len(xs) for i, xs in self.hill_breakpoints.items()}
+
+    def cuts(self) -> list[tuple[int, float]]:
+        """Every tangent point so far, as (source, effective hours)."""
+        return [(i, p) for i, points in self.cut_points.items() for p in sorted(points)]
 
     @property
     def has_integers(self) -> bool:
         """True when the model has binary or integer variables (a MIP)."""
         m = self.model
         return bool(len(m.B) or len(m.L) or len(m.H))
-
-    @property
-    def question_row(self) -> pyo.Constraint:
-        """The budget row (budget mode) or the value-reached row (target mode)."""
-        return self.model.budget_row if self.mode is Mode.BUDGET else self.model.reach
 
 
 def initial_points(arrays: SourceArrays, i: int) -> list[float]:
@@ -213,17 +226,42 @@ def initial_points(arrays: SourceArrays, i: int) -> list[float]:
     return sorted(p for p in pts if math.isfinite(p))
 
 
-def build(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> BuiltModel:
-    """Build the model of a problem, with its first tangent cuts (no I/O, no solve).
+def build(
+    problem: Problem,
+    *,
+    hill_points: int = DEFAULT_HILL_POINTS,
+    hill_breakpoints: Mapping[int, np.ndarray] | None = None,
+    cuts: Sequence[tuple[int, float]] = (),
+) -> BuiltModel:
+    """Build the model of a problem in budget mode, with its tangent cuts (no I/O, no solve).
 
     Components: ``x[s]`` hours bought, ``z[s]`` value credited, ``cost[s]`` and ``budget``
-    (mutable parameters), ``budget_row`` (budget mode) or ``reach`` (target mode),
-    ``capacity[r]``, ``mix[g]``, ``cuts`` (a ``ConstraintList`` of tangent cuts),
-    ``buy[s]``/``lots[s]`` and their rows (integer terms), ``hill[s]`` (piecewise forms of
-    S-shaped curves), and the objective ``objective``.
+    (mutable parameters), ``budget_row``, ``capacity[r]``, ``mix[g]``, ``cuts`` (a
+    ``ConstraintList`` of tangent cuts), ``buy[s]``/``lots[s]`` and their rows (integer
+    terms), ``hill[s]`` (piecewise forms of S-shaped curves), and the objective ``objective``.
+
+    Parameters
+    ----------
+    problem : Problem
+        In budget mode.
+    hill_points : int, default 17
+        Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
+    hill_breakpoints : mapping of int to numpy.ndarray, optional
+        Breakpoints by source index, in hours bought [h], instead (those a rebuilt model keeps
+        from the one it replaces); where they stop short of the source's range, evenly spaced
+        ones continue them.
+    cuts : sequence of (int, float)
+        Tangent points to start with besides the first ones, as (source, effective hours):
+        the cuts a rebuilt model keeps from the model it replaces.
+
+    Raises
+    ------
+    InputError
+        If the problem is not in budget mode.
     """
+    if problem.mode is not Mode.BUDGET:
+        raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
     a = source_arrays(problem)
-    mode = problem.mode
     n = problem.n
     m = pyo.ConcreteModel(name="procure")
     m.S = pyo.Set(initialize=range(n), ordered=True)
@@ -232,7 +270,6 @@ def build(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> BuiltM
     m.z = pyo.Var(m.S)
     m.cost = pyo.Param(m.S, mutable=True, initialize=lambda _m, i: float(a.cost[i]))
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
-    m.target = pyo.Param(mutable=True, initialize=float(problem.target or 0.0))
 
     fee = problem.column("fixed_fee_usd")
     min_order = problem.column("min_order_hours")
@@ -258,9 +295,9 @@ def build(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> BuiltM
                      bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
-    spend = sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B)
-    if mode is Mode.BUDGET:
-        m.budget_row = pyo.Constraint(expr=spend <= m.budget)
+    # A source that costs nothing has no term: no zero coefficient is handed to the solver.
+    spend = sum(m.cost[i] * m.x[i] for i in m.S if a.cost[i] > 0) + sum(float(fee[i]) * m.buy[i] for i in m.B)
+    m.budget_row = pyo.Constraint(expr=spend <= m.budget)
 
     rows = [
         name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
@@ -290,23 +327,46 @@ def build(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> BuiltM
 
     m.cuts = pyo.ConstraintList()
     hill = [i for i in range(n) if not a.concave[i]]
-    built = BuiltModel(m, a, mode, hill_points, capacity_rows=rows)
+    built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows)
     first = [(i, p) for i in range(n) if a.concave[i] for p in initial_points(a, i)]
+    first += [(i, p) for i, p in cuts if 0 <= i < n and a.concave[i]]
     add_cuts(built, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
     m.H = pyo.Set(initialize=hill, ordered=True)
     if hill:
-        built.hill_breakpoints = {i: np.linspace(0.0, a.upper[i], hill_points) for i in hill}
+        given = hill_breakpoints or {}
+        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
         pts = {i: list(built.hill_breakpoints[i]) for i in hill}
+        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
         m.hill = pyo.Piecewise(
-            m.H, m.z, m.x, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0,
-            f_rule=lambda _m, i, x: float(value.value(a.rate[i] * (a.held[i] + x), a.curve[i], a.k[i], a.shape[i])),
-        )  # fmt: skip
-    if mode is Mode.BUDGET:
-        m.objective = pyo.Objective(expr=sum(m.z[i] for i in m.S), sense=pyo.maximize)
-    else:
-        m.reach = pyo.Constraint(expr=sum(m.z[i] for i in m.S) >= m.target)
-        m.objective = pyo.Objective(expr=spend, sense=pyo.minimize)
+            m.H, m.z, m.x, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
+        )
+    m.objective = pyo.Objective(expr=sum(m.z[i] for i in m.S), sense=pyo.maximize)
     return built
+
+
+def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:
+    """Breakpoints over [0, upper] hours: ``given`` clipped to the range and continued evenly,
+    or ``count`` evenly spaced. A source that cannot be bought (upper 0) keeps distinct
+    breakpoints over [0, 1]; its hours are 0 anyway."""
+    top = upper if upper > 0 else 1.0
+    if given is None or len(given) < 2:
+        return np.linspace(0.0, top, count)
+    kept = np.unique(np.clip(np.asarray(given, dtype=float), 0.0, top))
+    if kept[0] > 0:
+        kept = np.concatenate([[0.0], kept])
+    if kept[-1] < top:
+        step = top / max(count - 1, 1)
+        kept = np.concatenate([kept, np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]])
+    return kept
+
+
+def refined_breakpoints(xs: np.ndarray, at: float) -> np.ndarray:
+    """``xs`` with the segment holding ``at`` and its two neighbours split in half: where the
+    piecewise form's lift above the curve, which comes from those segments, is largest."""
+    j = int(np.clip(np.searchsorted(xs, at, side="right") - 1, 0, len(xs) - 2))
+    lo, hi = max(j - 1, 0), min(j + 1, len(xs) - 2)
+    mids = 0.5 * (xs[lo : hi + 1] + xs[lo + 1 : hi + 2])
+    return np.unique(np.concatenate([xs, mids]))
 
 
 def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> pyo.ConcreteModel:
@@ -318,7 +378,8 @@ def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list
     """Add the tangents of ``sources`` at effective hours ``points`` to the model's cuts.
 
     Each cut is ``z_i − slope·a_i·x_i ≤ slope·a_i·h0_i + intercept``; the tangents are computed
-    at once. Returns the new constraint objects (to hand to a persistent solver).
+    at once. A point where the source already has a cut is left out: no cut is added twice.
+    Returns the new constraint objects (to hand to a persistent solver).
     """
     if len(sources) == 0:
         return []
@@ -329,6 +390,16 @@ def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list
         np.asarray(points, dtype=float),
         np.where(a.curve[sources] == "hill", SMALLEST_TANGENT_POINT * a.k[sources], 0.0),
     )
+    keep = []
+    for j, (i, p) in enumerate(zip(sources.tolist(), points.tolist(), strict=True)):
+        seen = built.cut_points.setdefault(i, set())
+        scale = SAME_POINT * max(1.0, float(a.k[i]) if math.isfinite(a.k[i]) else 1.0)
+        if not any(abs(p - q) <= scale for q in seen):
+            seen.add(p)
+            keep.append(j)
+    if not keep:
+        return []
+    sources, points = sources[keep], points[keep]
     slope, intercept = value.tangent(points, a.curve[sources], a.k[sources], a.shape[sources])
     coef = (-np.asarray(slope) * a.rate[sources]).tolist()
     rhs = (np.asarray(slope) * a.rate[sources] * a.held[sources] + intercept).tolist()
@@ -339,15 +410,25 @@ def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list
     ]
 
 
-def hill_error(built: BuiltModel) -> float:
-    """Largest amount by which each hill curve exceeds its interpolation, summed [value]."""
-    a = built.arrays
-    total = 0.0
-    for i, xs in built.hill_breakpoints.items():
-        fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
-        v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
-        ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
-        w = (fine - xs[:-1, None]) / np.where(np.diff(xs) > 0, np.diff(xs), 1.0)[:, None]
-        chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
-        total += float(max(0.0, np.max(v - chord)))
-    return total
+def chord_rise(arrays: SourceArrays, i: int, xs: np.ndarray) -> np.ndarray:
+    """Largest amount by which source ``i``'s curve rises above its chord on each segment of the
+    breakpoints ``xs`` [value], with :data:`HILL_ERROR_MARGIN`; 0 where the curve lies below."""
+    a = arrays
+    fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
+    v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
+    ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
+    width = np.diff(xs)
+    w = (fine - xs[:-1, None]) / np.where(width > 0, width, 1.0)[:, None]
+    chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
+    rise = np.maximum(0.0, np.max(v - chord, axis=1))
+    return np.where(rise > 0, rise * (1 + HILL_ERROR_MARGIN), 0.0)
+
+
+def hill_upper_values(arrays: SourceArrays, i: int, xs: np.ndarray) -> np.ndarray:
+    """Values of a piecewise-linear form through the breakpoints ``xs`` that lies on or above
+    source ``i``'s curve: the curve's value at each breakpoint plus the larger rise of the
+    curve above its chord on the two neighbouring segments [value]."""
+    a = arrays
+    rise = chord_rise(a, i, xs)
+    lift = np.maximum(np.concatenate([[0.0], rise]), np.concatenate([rise, [0.0]]))
+    return np.asarray(value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i]), float) + lift

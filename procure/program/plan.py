@@ -80,10 +80,11 @@ class Plan:
     value : float
         True value of the plan, Σ v_s(e_s) [own-hour equivalents].
     value_upper_bound : float
-        No plan is worth more than this (budget mode) [own-hour equivalents]; in target mode,
-        the value the solver's piecewise form credits the plan with.
+        No plan for the same money is worth more than this [own-hour equivalents] (in target
+        mode: for the money the plan spends).
     gap : float
-        ``(value_upper_bound − value) / |value_upper_bound|`` [1].
+        Budget mode: ``(value_upper_bound − value) / |value_upper_bound|``; target mode:
+        ``(spent_usd − money_lower_bound) / spent_usd`` [1].
     tolerance : float
         The gap the refinement stopped at [1].
     lambda_ : float
@@ -100,11 +101,14 @@ class Plan:
     target : float
         The value asked for in target mode (NaN in budget mode).
     rounds, cuts : int
-        Refinement rounds and tangent cuts in the final model.
+        Refinement rounds (in target mode, budget-mode solves) and tangent cuts in the final model.
     build_seconds, solve_seconds : float
         Wall time to build the Pyomo model and to solve and refine it [s].
     notes : list of str
         What a reader should know (sources that cannot be bought, and why).
+    money_lower_bound : float
+        Target mode: no plan that reaches the target costs less than this [$] (certified: the
+        upper bound on the value of this budget falls short of the target); NaN in budget mode.
     """
 
     mode: Mode
@@ -127,6 +131,7 @@ class Plan:
     build_seconds: float
     solve_seconds: float
     notes: list[str] = field(default_factory=list)
+    money_lower_bound: float = math.nan
 
     @property
     def binding(self) -> list[str]:
@@ -180,6 +185,7 @@ class Plan:
                 "build_seconds": self.build_seconds,
                 "solve_seconds": self.solve_seconds,
                 "notes": self.notes,
+                "money_lower_bound": self.money_lower_bound,
             }
         )
 
@@ -199,6 +205,7 @@ def read_plan(
     cuts: int,
     build_seconds: float,
     solve_seconds: float,
+    money_lower_bound: float = math.nan,
 ) -> Plan:
     """Read a plan out of a solved program's numbers.
 
@@ -220,6 +227,8 @@ def read_plan(
         Refinement rounds and tangent cuts.
     build_seconds, solve_seconds : float
         Wall times [s].
+    money_lower_bound : float, optional
+        In target mode, the certified lower bound on the least money [$].
     """
     p = problem
     s = p.sources
@@ -227,8 +236,8 @@ def read_plan(
     held = p.held
     fee = p.column("fixed_fee_usd")
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(room), room, 1.0))
-    position = np.where(x <= tol, "zero", np.where(x >= room - tol, "cap", "between"))
-    bought = position != "zero"
+    bought = p.bought(x)
+    position = np.where(~bought, "zero", np.where(x >= room - tol, "cap", "between"))
     purchase = p.column("price_usd_per_hour") * x + np.where(bought, fee, 0.0)
     transport = p.column("transport_usd_per_hour") * x
     e = p.rate * (held + x)
@@ -303,4 +312,5 @@ def read_plan(
         build_seconds=build_seconds,
         solve_seconds=solve_seconds,
         notes=notes,
+        money_lower_bound=money_lower_bound,
     )

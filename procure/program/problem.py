@@ -45,6 +45,10 @@ def check_target(target: float) -> float:
     return float(target)
 
 
+#: Hours of a source below which it counts as not bought (no fee, position "zero") [h]:
+#: ten times HiGHS's primal feasibility tolerance.
+BOUGHT_HOURS = 1e-6
+
 #: The capacities of the program: name → (column of the transport table, unit).
 CAPACITIES = {
     "accelerator_hours": ("accelerator_hours", "accelerator-h"),
@@ -119,6 +123,16 @@ class Problem:
         one lot, whichever is larger, plus its fixed fee (0 for a continuous source)."""
         hours = np.maximum(self.column("min_order_hours"), self.column("lot_hours"))
         return self.cost * hours + self.column("fixed_fee_usd")
+
+    def bought(self, hours: np.ndarray) -> np.ndarray:
+        """Sources bought at all: more than :data:`BOUGHT_HOURS` hours [bool per source]."""
+        return np.asarray(hours, dtype=float) > BOUGHT_HOURS
+
+    def spend(self, hours: np.ndarray) -> float:
+        """What buying ``hours`` of each source costs, all in [$]: hours at price plus transport,
+        and the fixed fee of each source bought."""
+        hours = np.asarray(hours, dtype=float)
+        return float(self.cost @ hours + self.column("fixed_fee_usd") @ self.bought(hours))
 
     def members(self, key: str) -> np.ndarray:
         """Sources whose name or kind is ``key`` (a mix bound) [bool per source]."""

@@ -2,45 +2,81 @@
 
 How (measured on 2 cores; ``benchmarks/solve_scaling.py``):
 
-* Tangent cuts are placed adaptively: a few per source to start (:mod:`procure.program.model`),
-  then one at each source's plan point while the LP's upper bound and the plan's true value
-  differ by more than the tolerance (Kelley's cutting planes, one-dimensional per source).
-* The model goes to HiGHS through Pyomo's persistent HiGHS interface
-  (``pyomo.contrib.solver``): the cuts of each round are added to the solver's model, not
-  rebuilt, and a changed mutable parameter (costs, budget) keeps the basis.
-* S-shaped hill curves are solved globally by HiGHS's branch and bound on their piecewise
-  form; the upper bound adds the interpolation's largest shortfall, and the breakpoints
-  double until the gap is within tolerance.
+* The model (:mod:`procure.program.model`) bounds every curve from above, so the solver's
+  bound is an upper bound on the true optimum, and the plan's true value a lower bound.
+* Each round that does not certify makes progress it can prove: it adds tangent cuts that cut
+  off the current point by more than the solver's tolerance (never a cut twice), or it doubles
+  the breakpoints of the S-shaped curves where the gap lies, whichever holds more of the gap.
+* The model goes to HiGHS through Pyomo's persistent HiGHS interface (``pyomo.contrib.solver``):
+  the cuts of each round are added to the solver's model, not rebuilt, and a changed mutable
+  parameter (costs, budget) keeps the basis. A rebuilt model keeps the cuts found so far.
+* Target mode (the least money that reaches a value) brackets the money between a budget whose
+  certified upper bound falls short of the target and one whose plan truly reaches it, and
+  narrows the bracket with budget-mode solves of one model (Newton steps on λ, safeguarded by
+  bisection) until the two agree within the tolerance.
 * Duals: the budget row's dual is λ; each capacity row's is its shadow price. With integer
   variables, they are read from the LP with the integers fixed at the plan.
+* HiGHS writes to the process's standard output in places Pyomo does not capture; every call
+  into the solver runs with both streams captured (shown with ``PROCURE_TRACEBACK=1``).
 """
 
 from __future__ import annotations
 
+import io
 import math
+import os
+import sys
 import time
-from dataclasses import replace
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.tee import capture_output
 from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import TerminationCondition
 
 from ..errors import SolveError, invalid
-from .model import DEFAULT_HILL_POINTS, BuiltModel, add_cuts, build, hill_error
+from .model import DEFAULT_HILL_POINTS, BuiltModel, add_cuts, build, refined_breakpoints, source_arrays
 from .plan import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, VALUE_ABS_TOLERANCE, Plan, read_plan
 from .problem import CAPACITIES, Mode, Problem, check_budget
 
-#: Most refinement rounds before giving up.
-MAX_ROUNDS = 100
+#: Most refinement rounds of one solve; a safety net: every round makes progress.
+MAX_ROUNDS = 200
 #: A source gets a new cut when the LP credits it with more than this share of the plan's
-#: value above its curve [1].
+#: value above its curve [1] ...
 CUT_THRESHOLD = 1e-9
+#: ... and more than this, ten times HiGHS's primal feasibility tolerance (1e-7), so that the
+#: new cut cuts the current point off by more than the solver can blur [own-hour equivalents].
+CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
 #: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
 MIP_GAP_SHARE = 0.1
+#: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
+TOLERANCE_FLOOR = 1e-9
 #: A dual smaller than this in magnitude is read as 0 [value per unit].
 DUAL_ZERO = 1e-12
+#: Most budget-mode solves target mode makes while bracketing and narrowing the money.
+MAX_TARGET_STEPS = 200
+#: Environment variable that shows the solver's own output (and tracebacks).
+SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
+
+
+@contextmanager
+def quiet_solver() -> Iterator[None]:
+    """Capture what the solver writes to the process's standard output and error.
+
+    Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
+    """
+    buffer = io.StringIO()
+    try:
+        with capture_output(buffer, capture_fd=True):
+            yield
+    finally:
+        text = buffer.getvalue()
+        if text and os.environ.get(SHOW_SOLVER_OUTPUT):
+            sys.stderr.write(text)
 
 
 def _persistent_highs() -> Any:
@@ -64,15 +100,30 @@ def _persistent_highs() -> Any:
     return opt
 
 
+@dataclass
+class _Refined:
+    """A budget-mode solve refined until certified."""
+
+    budget: float
+    x: np.ndarray
+    value: float
+    upper: float
+    gap: float
+    rounds: int
+    results: Any
+    lam: float = math.nan
+
+
 class Program:
     """A built model and its persistent solver, re-solvable after a change of costs or budget.
 
     Parameters
     ----------
     problem : Problem
-        What to allocate.
+        What to allocate (budget or target mode).
     tolerance : float, default 1e-4
-        Relative gap between the upper bound and the plan's true value to stop at.
+        Relative gap to stop at: between the upper bound and the plan's true value (budget
+        mode), or between the least money and the plan's money (target mode).
     time_limit : float, default 120
         Wall-time limit for all the solves of one :meth:`solve` [s].
     hill_points : int, default 17
@@ -91,22 +142,65 @@ class Program:
             raise invalid("tolerance", tolerance, "must be a number > 0 and < 1")
         if not (isinstance(time_limit, int | float) and time_limit > 0):
             raise invalid("time_limit", time_limit, "must be a number > 0 [s]")
+        if not (isinstance(hill_points, int) and hill_points >= 2):
+            raise invalid("hill_points", hill_points, "must be a whole number ≥ 2")
         self.problem = problem
         self.tolerance = float(tolerance)
         self.time_limit = float(time_limit)
-        self._build(hill_points)
+        self.build_seconds = 0.0
+        self._first_hill_points = hill_points
+        self._built: BuiltModel | None = None
+        self.solver: Any = None
+        if problem.mode is Mode.BUDGET:
+            self._build(problem)
 
-    def _build(self, hill_points: int) -> None:
-        """Build the model of ``self.problem`` and a fresh persistent solver for it."""
+    # ------------------------------------------------------------------ the built model
+
+    def _build(self, problem: Problem, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+        """Build the budget-mode model of ``problem`` and a fresh persistent solver for it,
+        keeping the cuts and breakpoints of the model it replaces."""
+        old = self._built
         t0 = time.perf_counter()
-        self.built: BuiltModel = build(self.problem, hill_points=hill_points)
-        self.build_seconds = time.perf_counter() - t0
+        if hill_breakpoints is None and old is not None:
+            hill_breakpoints = old.hill_breakpoints
+        self._built = build(
+            problem,
+            hill_points=self._first_hill_points,
+            hill_breakpoints=hill_breakpoints,
+            cuts=old.cuts() if old is not None else (),
+        )
+        self.build_seconds += time.perf_counter() - t0
         self.solver = _persistent_highs()
+
+    @property
+    def built(self) -> BuiltModel:
+        """The built model (in target mode, at the budget of the last solve)."""
+        if self._built is None:
+            raise invalid("model", None, "a target-mode program builds its model when it solves")
+        return self._built
 
     @property
     def model(self) -> pyo.ConcreteModel:
         """The Pyomo model as built and refined so far."""
         return self.built.model
+
+    def _budget_problem(self, budget: float) -> Problem:
+        return replace(self.problem, budget=budget, target=None)
+
+    def _rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+        """Rebuild at the built budget, keeping cuts, breakpoints and the budget now set."""
+        b = self.built
+        now = float(b.model.budget.value)
+        self._build(self._budget_problem(b.budget), hill_breakpoints=hill_breakpoints)
+        self.model.budget = now
+
+    def _at_budget(self, budget: float) -> None:
+        """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
+        b = self._built
+        if b is None or (np.any(b.arrays.budget_bounded) and budget > b.budget):
+            self._build(self._budget_problem(budget))
+        else:
+            self.model.budget = budget
 
     # ------------------------------------------------------------------ changes between solves
 
@@ -114,15 +208,19 @@ class Program:
         """New all-in prices per hour [$/h], in source order; the cuts stay valid.
 
         Changes mutable parameters of the built model (the persistent solver keeps its
-        basis); rebuilds only where a source's bound came from the budget and would loosen.
+        basis); rebuilds where a source's bound came from the budget and would loosen, or
+        where a source's cost becomes or stops being zero (a zero has no term in the budget row).
         """
         cost = np.asarray(cost, dtype=float)
         if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
             raise invalid("cost", cost, f"must be {self.problem.n} numbers ≥ 0 [$/h], one per source")
-        a = self.built.arrays
         self.problem = self.problem.with_cost(cost)
-        if np.any(a.budget_bounded & (cost < a.cost)):
-            self._build(self.built.hill_points)
+        b = self._built
+        if b is None:
+            return
+        a = b.arrays
+        if np.any(a.budget_bounded & (cost < a.cost)) or np.any((cost > 0) != (a.cost > 0)):
+            self._rebuild()
             return
         for data, c in zip(self.model.cost.values(), cost.tolist(), strict=True):
             data.set_value(c)
@@ -133,119 +231,103 @@ class Program:
         if self.problem.mode is not Mode.BUDGET:
             raise invalid("budget", budget, "this program is in target mode")
         budget = check_budget(budget)
-        old = float(self.problem.budget or 0.0)
         self.problem = replace(self.problem, budget=budget)
-        if np.any(self.built.arrays.budget_bounded) and budget > old:
-            self._build(self.built.hill_points)
-            return
-        self.model.budget = budget
+        self._at_budget(budget)
 
-    # ------------------------------------------------------------------ solving
+    # ------------------------------------------------------------------ one solver call
 
-    def _solve_once(self, model: pyo.ConcreteModel, deadline: float, solver: Any = None) -> Any:
+    def _solve_once(self, model: pyo.ConcreteModel, deadline: float, *, rel_gap: float, solver: Any = None) -> Any:
         left = deadline - time.perf_counter()
         if left <= 0:
             raise SolveError(f"out of time: the time limit of {self.time_limit:g} s was reached while refining")
         opt = solver or self.solver
-        res = opt.solve(
-            model,
-            load_solutions=False,
-            raise_exception_on_nonoptimal_result=False,
-            time_limit=left,
-            rel_gap=self.tolerance * MIP_GAP_SHARE,
-        )
+        with quiet_solver():
+            res = opt.solve(
+                model,
+                load_solutions=False,
+                raise_exception_on_nonoptimal_result=False,
+                time_limit=left,
+                rel_gap=rel_gap,
+                tee=bool(os.environ.get(SHOW_SOLVER_OUTPUT)),
+            )
         tc = res.termination_condition
         if tc == TerminationCondition.convergenceCriteriaSatisfied:
             return res
         if tc == TerminationCondition.maxTimeLimit:
             raise SolveError(f"out of time: HiGHS reached the time limit of {self.time_limit:g} s")
         if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
-            raise SolveError(self._infeasible_message())
+            raise SolveError(self._diagnose(deadline))
         if tc == TerminationCondition.unbounded:
             raise SolveError("unbounded: the value has no ceiling (a free, unlimited source?)")
         raise SolveError(f"HiGHS stopped without a solution: {tc.name}")
 
-    def _infeasible_message(self) -> str:
-        p = self.problem
-        if p.mode is Mode.TARGET:
-            return (
-                f"infeasible: target = {p.target:,.4g} is out of reach: the sources' availability, the "
-                "capacities and the mix bounds cap the value below it (solve with a large --budget to see the most)"
-            )
-        if p.max_share:
-            return "infeasible: the mix bounds cannot be met with the hours held: relax --max-share"
-        return "infeasible: no plan meets the budget and the capacities"
+    # ------------------------------------------------------------------ budget mode
 
-    def solve(self) -> Plan:
-        """Solve, refine until certified, and read the duals.
+    def _refine(self, deadline: float, tolerance: float) -> _Refined:
+        """Solve at the model's budget and refine until the bounds agree within ``tolerance``.
 
-        Raises
-        ------
-        SolveError
-            Infeasible, unbounded, out of time, or not certified within ``MAX_ROUNDS``.
+        Every round either certifies, adds cuts that cut off the current point by more than
+        :data:`CUT_MIN_EXCESS`, splits the segments of the hill curves' piecewise forms around
+        the plan point where the gap lies, or tightens the MIP gap when that is where it lies.
         """
-        p = self.problem
-        budget_mode = p.mode is Mode.BUDGET
-        t0 = time.perf_counter()
-        deadline = t0 + self.time_limit
-        if budget_mode:
-            self._check_minimum_orders()
-        rounds = 0
-        while True:
-            rounds += 1
+        rel_gap = tolerance * MIP_GAP_SHARE
+        for rounds in range(1, MAX_ROUNDS + 1):
             built = self.built
             a, m = built.arrays, built.model
-            res = self._solve_once(m, deadline)
+            res = self._solve_once(m, deadline, rel_gap=rel_gap)
             xs, zs = list(m.x.values()), list(m.z.values())
             if built.has_integers:
                 res.solution_loader.load_vars()  # the duals fix the integers at their values
             found = res.solution_loader.get_vars(xs + zs)
             x = np.clip(np.array([found[v] or 0.0 for v in xs]), 0.0, a.upper)
             z = np.array([found[v] or 0.0 for v in zs])
-            e, v = a.value_of(x)
+            _e, v = a.value_of(x)
             true_value = float(v.sum())
-            hill_err = hill_error(built) if built.hill_breakpoints else 0.0
-            if budget_mode:
-                bound = res.objective_bound if res.objective_bound is not None else res.incumbent_objective
-                upper = float(bound) + hill_err
-                gap = max(0.0, upper - true_value) / max(abs(upper), 1e-12)
-                done = gap <= self.tolerance or upper - true_value <= VALUE_ABS_TOLERANCE
-            else:
-                target = float(p.target or 0.0)
-                upper = float(z.sum())
-                gap = max(0.0, (target - true_value) / target)
-                done = true_value >= target * (1 - self.tolerance) or target - true_value <= VALUE_ABS_TOLERANCE
-            if done:
-                break
-            if rounds >= MAX_ROUNDS:
+            bound = res.objective_bound if res.objective_bound is not None else res.incumbent_objective
+            upper = max(float(bound), true_value)
+            gap = (upper - true_value) / max(abs(upper), 1e-12)
+            if gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE:
+                return _Refined(float(m.budget.value), x, true_value, upper, gap, rounds, res)
+            if not self._progress(built, x, z, v, upper, float(bound)):
+                if rel_gap > TOLERANCE_FLOOR:
+                    rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
+                    continue
                 raise SolveError(
-                    f"not certified: after {rounds} rounds the gap is {gap:.2e}, above the tolerance "
-                    f"{self.tolerance:.0e}: raise --tolerance"
+                    f"not certified: the gap {gap:.2e} does not close below the tolerance {tolerance:.0e} "
+                    "(solver precision): raise --tolerance"
                 )
-            over = np.flatnonzero(((z - v) > CUT_THRESHOLD * max(1.0, abs(upper))) & a.concave)
-            new = add_cuts(built, over, e[over])
-            if new:
-                self.solver.add_constraints(new)
-            elif built.hill_breakpoints:
-                self._build(2 * built.hill_points - 1)
-            else:
-                raise SolveError(f"not certified: the gap {gap:.2e} does not close; raise --tolerance")
-        lam, shadow = self._duals(res)
-        return read_plan(
-            p,
-            x=x,
-            room=self.built.arrays.room,
-            value=true_value,
-            value_upper_bound=upper,
-            gap=gap,
-            tolerance=self.tolerance,
-            lambda_=lam,
-            shadow_prices=shadow,
-            rounds=rounds,
-            cuts=len(self.model.cuts),
-            build_seconds=self.build_seconds,
-            solve_seconds=time.perf_counter() - t0,
+        raise SolveError(
+            f"not certified: after {MAX_ROUNDS} rounds the gap is {gap:.2e}, above the tolerance "
+            f"{tolerance:.0e}: raise --tolerance"
         )
+
+    def _progress(
+        self, built: BuiltModel, x: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, bound: float
+    ) -> bool:
+        """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help."""
+        a = built.arrays
+        excess = z - v
+        over = excess > max(CUT_THRESHOLD * max(1.0, abs(upper)), CUT_MIN_EXCESS)
+        cut_part = float(np.sum(np.maximum(excess[a.concave], 0.0)))
+        hill_part = float(np.sum(np.maximum(excess[~a.concave], 0.0)))
+        mip_part = max(0.0, bound - float(z.sum()))
+        if mip_part > cut_part + hill_part:
+            return False  # the gap is the branch and bound's: tighten it
+        candidates = np.flatnonzero(over & a.concave)
+        if len(candidates) and (cut_part >= hill_part or not np.any(over & ~a.concave)):
+            new = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + x[candidates]))
+            if new:
+                with quiet_solver():
+                    self.solver.add_constraints(new)
+                return True
+        coarse = [i for i in np.flatnonzero(over & ~a.concave).tolist() if i in built.hill_breakpoints]
+        if coarse:
+            points = dict(built.hill_breakpoints)
+            for i in coarse:
+                points[i] = refined_breakpoints(points[i], float(x[i]))
+            self._rebuild(hill_breakpoints=points)
+            return True
+        return False
 
     def _check_minimum_orders(self) -> None:
         p = self.problem
@@ -262,12 +344,147 @@ class Program:
                 f"${s['fixed_fee_usd'].iloc[i]:,.2f} = ${least[i]:,.2f})"
             )
 
-    def _duals(self, res: Any) -> tuple[float, dict[str, float]]:
+    def solve(self) -> Plan:
+        """Solve, refine until certified, and read the duals.
+
+        Raises
+        ------
+        SolveError
+            Infeasible (with its cause), unbounded, out of time, or not certified.
+        """
+        t0 = time.perf_counter()
+        deadline = t0 + self.time_limit
+        if self.problem.mode is Mode.TARGET:
+            return self._solve_target(t0, deadline)
+        self._check_minimum_orders()
+        r = self._refine(deadline, self.tolerance)
+        lam, shadow = self._duals(r.results, deadline)
+        return self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+
+    def _read(
+        self, r: _Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
+        money_lower_bound: float, t0: float,
+    ) -> Plan:  # fmt: skip
+        return read_plan(
+            self.problem,
+            x=r.x,
+            room=self.built.arrays.room,
+            value=r.value,
+            value_upper_bound=r.upper,
+            gap=gap,
+            tolerance=self.tolerance,
+            lambda_=lam,
+            shadow_prices=shadow,
+            rounds=rounds,
+            cuts=len(self.model.cuts),
+            build_seconds=self.build_seconds,
+            solve_seconds=time.perf_counter() - t0,
+            money_lower_bound=money_lower_bound,
+        )
+
+    # ------------------------------------------------------------------ target mode
+
+    def _most_money(self) -> float:
+        """Money that buys everything availability and capacities allow [$]; inf if unlimited."""
+        p = self.problem
+        room = source_arrays(self._budget_problem(0.0)).room
+        finite = np.isfinite(room)
+        if np.any(~finite & (p.cost > 0)):
+            return math.inf
+        return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
+
+    def _evaluate(self, budget: float, deadline: float, target: float) -> tuple[_Refined, str]:
+        """A certified budget-mode solve at ``budget``, decided against the target: ``"reaches"``
+        (the plan's true value is at least the target) or ``"short"`` (the upper bound is below it)."""
+        self._at_budget(budget)
+        tolerance = self.tolerance
+        while True:
+            r = self._refine(deadline, tolerance)
+            r.lam = self._budget_dual(r)
+            if r.value >= target:
+                return r, "reaches"
+            if r.upper < target or tolerance <= TOLERANCE_FLOOR:
+                return r, "short"
+            # Undecided: the value gap spans the target. A value gap g leaves the money
+            # undecided over about g / λ; ask for half the money tolerance's worth of value.
+            needed = 0.5 * self.tolerance * r.lam * budget / target if r.lam > 0 else 0.0
+            tolerance = max(TOLERANCE_FLOOR, min(0.5 * tolerance, needed) if needed > 0 else 0.1 * tolerance)
+
+    def _solve_target(self, t0: float, deadline: float) -> Plan:
+        p = self.problem
+        target = float(p.target or 0.0)
+        steps = 0
+        most = self._most_money()
+        lo, lo_r = 0.0, None
+        r, verdict = self._evaluate(0.0, deadline, target)
+        hi, hi_r = (0.0, r) if verdict == "reaches" else (math.inf, None)
+        if verdict == "short":
+            lo, lo_r = 0.0, r
+            with np.errstate(divide="ignore", invalid="ignore"):
+                best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
+            guess = target / best_rate if best_rate > 0 else 1.0
+            budget = min(max(guess, 1e-9), most)
+        # Bracket: grow the budget until its plan reaches the target.
+        while hi_r is None:
+            steps += 1
+            r, verdict = self._evaluate(budget, deadline, target)
+            if verdict == "reaches":
+                hi, hi_r = budget, r
+                break
+            lo, lo_r = budget, r
+            if budget >= most or steps >= MAX_TARGET_STEPS:
+                raise SolveError(
+                    f"infeasible: target = {target:,.4g} is out of reach: the most value the sources' "
+                    f"availability, the capacities and the mix bounds allow is {r.upper:,.4g}"
+                )
+            newton = budget + (target - r.value) / r.lam if r.lam > 0 else math.inf
+            budget = min(most, max(2 * budget, newton * (1 + self.tolerance)) if math.isfinite(newton) else 2 * budget)
+        # Narrow: aim a hair above the estimated root (Newton on λ from below for a linear
+        # program, the secant through the bracket's ends with integers), so that one step lands
+        # on each side of it; bisect when two steps in a row land on the same side.
+        same_side, last = 0, ""
+        while lo_r is not None:  # None: the hours held reach the target, no money needed
+            top = min(hi, spent_of(p, hi_r))
+            hair = 0.5 * self.tolerance * max(top, 1e-12)
+            if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
+                break
+            steps += 1
+            if lo_r.lam > 0 and not self.built.has_integers:
+                estimate = lo + (target - lo_r.value) / lo_r.lam
+            elif hi_r.value > lo_r.value:
+                estimate = lo + (target - lo_r.value) * (top - lo) / (hi_r.value - lo_r.value)
+            else:
+                estimate = 0.5 * (lo + top)
+            budget = min(max(estimate + hair, lo + hair), top - hair)
+            if same_side >= 2:
+                budget, same_side = 0.5 * (lo + top), 0
+            r, verdict = self._evaluate(budget, deadline, target)
+            same_side = same_side + 1 if verdict == last else 1
+            last = verdict
+            if verdict == "reaches":
+                hi, hi_r = budget, r
+            else:
+                lo, lo_r = budget, r
+        final, _ = self._evaluate(hi, deadline, target)
+        lam, shadow = self._duals(final.results, deadline)
+        spent = spent_of(p, final)
+        gap = max(0.0, spent - lo) / max(spent, 1e-12)
+        return self._read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
+
+    def _budget_dual(self, r: _Refined) -> float:
+        """λ of a refined budget-mode solve [value per $] (0 if the budget does not bind)."""
+        if self.built.has_integers:
+            return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
+        duals = r.results.solution_loader.get_duals([self.model.budget_row])
+        return abs(float(duals.get(self.model.budget_row, 0.0)))
+
+    # ------------------------------------------------------------------ duals and diagnosis
+
+    def _duals(self, res: Any, deadline: float) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
         built = self.built
         m = built.model
-        budget_mode = built.mode is Mode.BUDGET
-        rows = [built.question_row] + [m.capacity[r] for r in m.R] + [m.mix[g] for g in m.G]
+        rows = [m.budget_row] + [m.capacity[r] for r in m.R] + [m.mix[g] for g in m.G]
         if built.has_integers:
             fixed = m.clone()
             for var in (fixed.buy, fixed.lots):
@@ -278,21 +495,68 @@ class Program:
                     if var.is_integer() or var.is_binary():
                         var.fix(round(var.value or 0))
             pyo.TransformationFactory("core.relax_integer_vars").apply_to(fixed)
-            res = self._solve_once(fixed, time.perf_counter() + self.time_limit, solver=SolverFactory("highs"))
+            res = self._solve_once(
+                fixed, time.perf_counter() + self.time_limit, rel_gap=0.0, solver=SolverFactory("highs")
+            )
             rows = [fixed.find_component(r) for r in rows]
         duals = res.solution_loader.get_duals(rows)
-        sign = 1.0 if budget_mode else -1.0  # a ≥ row in a minimisation
         lam = abs(duals[rows[0]]) if rows[0] in duals else 0.0
-        if not budget_mode:
-            lam = 1.0 / lam if lam > 0 else math.inf  # $ per value → value per $
         shadow = dict.fromkeys(CAPACITIES, 0.0)
         names = [str(r) for r in m.R] + [f"max_share:{k}" for k in self.problem.max_share]
         for name, row in zip(names, rows[1:], strict=True):
-            d = sign * duals.get(row, 0.0)
+            d = duals.get(row, 0.0)
             shadow[name] = abs(d) if abs(d) > DUAL_ZERO else 0.0
-        if not budget_mode and math.isfinite(lam):
-            shadow = {k: v * lam for k, v in shadow.items()}  # $ per unit → value per unit
         return float(lam), shadow
+
+    def _diagnose(self, deadline: float) -> str:
+        """Why no plan exists: which constraints conflict, and by how much."""
+        p = self.problem
+        built = self._built
+        if built is None or not p.max_share:
+            return "infeasible: no plan meets the budget and the capacities"
+        m = built.model.clone()
+        m.budget_row.deactivate()
+        m.objective.deactivate()
+        fee = p.column("fixed_fee_usd")
+        m.least = pyo.Objective(
+            expr=sum(float(built.arrays.cost[i]) * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B)
+        )
+        opt = SolverFactory("highs")
+        with quiet_solver():
+            res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
+        if res.termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
+            least = float(res.incumbent_objective)
+            budget = float(m.budget.value)
+            return (
+                f"infeasible: the mix bounds need at least ${least:,.2f} of purchases with the hours held, "
+                f"the budget is ${budget:,.2f} (short by ${least - budget:,.2f}): raise --budget or relax --max-share"
+            )
+        for r in m.R:
+            m.capacity[r].deactivate()
+        with quiet_solver():
+            res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
+        if res.termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
+            return (
+                "infeasible: the mix bounds cannot be met within the capacities (accelerator-hours, core-hours, "
+                "storage) with the hours held: relax --max-share or raise the capacities"
+            )
+        held_e = p.rate * p.held
+        most_e = held_e + p.rate * np.where(np.isfinite(built.arrays.room), built.arrays.room, 0.0)
+        parts = []
+        for key, share in p.max_share.items():
+            members = p.members(key)
+            least_share = held_e[members].sum() / max(held_e[members].sum() + most_e[~members].sum(), 1e-300)
+            if least_share > share:
+                parts.append(
+                    f"{key} is at least {100 * least_share:.1f} % of the effective hours (bound {100 * share:g} %)"
+                )
+        detail = "; ".join(parts) if parts else "the mix bounds contradict each other"
+        return f"infeasible: the mix bounds cannot be met with the hours held and available: {detail}"
+
+
+def spent_of(problem: Problem, r: _Refined) -> float:
+    """What a refined plan spends, all in [$] (as its :class:`Plan` reports it)."""
+    return problem.spend(r.x)
 
 
 def solve_problem(problem: Problem, **options: Any) -> Plan:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -123,3 +126,58 @@ def test_library_entry_point_matches_the_command(capsys):
     assert plan.mode == printed["mode"] == "budget" and plan.status == printed["status"] == "optimal"
     loaded = procure.solve(procure.load_ledger(), budget=100_000)
     assert loaded.value == pytest.approx(plan.value, rel=1e-12)
+
+
+def _free_sim_ledger(ledger_copy):
+    path = ledger_copy / "sources.csv"
+    text = path.read_text().splitlines()
+    head = text[0].split(",")
+    rows = [line.split(",") for line in text[1:]]
+    price = head.index("price_usd_per_hour")
+    for row in rows:
+        if row[0] == "sim":
+            row[price] = "0"
+    path.write_text("\n".join([",".join(head), *[",".join(r) for r in rows]]) + "\n")
+    return ledger_copy
+
+
+def test_json_on_stdout_stays_json_with_a_free_source(ledger_copy):
+    """A source that costs $0 all in once made HiGHS print a warning on standard output."""
+    ledger = _free_sim_ledger(ledger_copy)
+    env = {k: v for k, v in os.environ.items() if k != "PROCURE_TRACEBACK"}
+    run = subprocess.run(
+        [sys.executable, "-m", "procure.interfaces.cli", "solve", "--ledger", str(ledger), "--budget", "1000", "--json"],
+        capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["status"] == "optimal"
+    assert run.stderr == ""
+    assert "WARNING" not in run.stdout
+
+
+def test_solver_output_shown_only_when_asked(ledger_copy):
+    ledger = _free_sim_ledger(ledger_copy)
+    env = {**os.environ, "PROCURE_TRACEBACK": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "procure.interfaces.cli", "solve", "--ledger", str(ledger), "--budget", "1000", "--json"],
+        capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    assert run.returncode == 0
+    json.loads(run.stdout)  # still JSON: the solver's output goes to standard error
+    assert "Running HiGHS" in run.stderr
+
+
+def test_infeasible_mix_names_the_budget(capsys):
+    assert main(["solve", "--budget", "20000", "--max-share", "own=0.2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "infeasible: the mix bounds need at least $27,1" in err
+    assert "the budget is $20,000.00 (short by $7,1" in err
+    assert main(["solve", "--budget", "30000", "--max-share", "own=0.2", "--json"]) == 0
+
+
+def test_infeasible_mix_names_the_hours_held(capsys):
+    assert main(["solve", "--budget", "20000", "--max-share", "own=0"]) == 2
+    err = capsys.readouterr().err
+    assert "infeasible: the mix bounds cannot be met with the hours held and available: own is at least" in err
