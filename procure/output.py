@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,29 +30,73 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def write_atomic(path: Path | str, write: Callable[[Path], object]) -> Path:
-    """Write a file so that a reader sees the old one or the whole new one, never a part.
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it and putting it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
-    ``write`` is called with a temporary path in the same folder; the file is then renamed
-    over ``path``. On any error the temporary file is removed and ``path`` is untouched.
+
+def write_all(items: Sequence[tuple[Path | str, Callable[[Path], object]]]) -> list[Path]:
+    """Write several files so that a reader sees all the old ones or all the new ones.
+
+    Each ``write`` is called with a temporary path in its target's folder; only when every
+    one has succeeded are the files renamed over their targets. On any error or interrupt,
+    every temporary file is removed and every target is untouched. New files get the
+    permissions ``0666`` less the user's umask, as a plain ``open`` would give them.
 
     Raises
     ------
     InputError
-        If the folder of ``path`` does not exist.
+        If the folder of a target does not exist (naming the path as given).
+    """
+    temps: list[tuple[Path, Path]] = []
+    mode = 0o666 & ~_umask()
+    try:
+        for path, write in items:
+            target = Path(path)
+            folder = target.parent if str(target.parent) else Path(".")
+            if not folder.is_dir():
+                raise InputError(f"output = {str(path)!r} is invalid: folder {str(folder)!r} does not exist")
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=folder)
+            os.close(fd)
+            temps.append((Path(name), target))
+            write(Path(name))
+            os.chmod(name, mode)
+        for done, final in temps:
+            os.replace(done, final)
+    except BaseException:
+        for left, _final in temps:
+            left.unlink(missing_ok=True)
+        raise
+    return [target for _tmp, target in temps]
+
+
+def write_atomic(path: Path | str, write: Callable[[Path], object]) -> Path:
+    """Write one file so that a reader sees the old one or the whole new one, never a part
+    (:func:`write_all` of one file)."""
+    return write_all([(path, write)])[0]
+
+
+def check_output_path(path: Path | str, option: str) -> Path:
+    """Check, before any work, that an output can be written where the user asked.
+
+    Raises
+    ------
+    InputError
+        Naming the option and the path as given: a folder in its place, a folder that does
+        not exist, or one that cannot be written to.
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise invalid(option, str(path), "it is a folder: give a file name")
     if not folder.is_dir():
-        raise InputError(f"output = {str(target)!r} is invalid: folder {str(folder)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=folder)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        raise invalid(option, str(path), f"folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise invalid(option, str(path), f"folder {str(folder)!r} cannot be written to")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise invalid(option, str(path), "the file exists and cannot be written to")
     return target
 
 
@@ -64,10 +108,6 @@ def check_plot_path(path: Path | str) -> Path:
     InputError
         Naming the path as the user gave it.
     """
-    target = Path(path)
-    if target.suffix.lower() not in PLOT_FORMATS:
+    if Path(path).suffix.lower() not in PLOT_FORMATS:
         raise invalid("plot", str(path), "the file must end in .png or .svg")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise invalid("plot", str(path), f"folder {str(folder)!r} does not exist")
-    return target
+    return check_output_path(path, "plot")

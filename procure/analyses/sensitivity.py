@@ -55,14 +55,20 @@ RANGING_PRECISION = 1e-4
 RANGING_LIMITS = (1e-4, 1e4)
 
 
+#: Most points a sweep solves.
+MAX_STEPS = 10_000
+
+
 def _check_grid(lo: float, hi: float, steps: int) -> np.ndarray:
+    """The values of a sweep: ``steps`` log-spaced from ``lo`` to ``hi``, each once (equal ends
+    give one point)."""
     if not (isinstance(lo, int | float) and math.isfinite(lo) and lo > 0):
         raise invalid("lo", lo, "must be a number > 0")
     if not (isinstance(hi, int | float) and math.isfinite(hi) and hi >= lo):
         raise invalid("hi", hi, f"must be a number ≥ lo ({lo:g})")
-    if not (isinstance(steps, int) and steps >= 2):
-        raise invalid("steps", steps, "must be a whole number ≥ 2")
-    return np.geomspace(lo, hi, steps)
+    if not (isinstance(steps, int) and 2 <= steps <= MAX_STEPS):
+        raise invalid("steps", steps, f"must be a whole number ≥ 2 and ≤ {MAX_STEPS:,}")
+    return np.unique(np.geomspace(lo, hi, steps))
 
 
 def _rows(plan: Plan, problem: Problem, parameter: str, x: float, byte_price_x: float) -> pd.DataFrame:

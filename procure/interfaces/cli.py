@@ -17,10 +17,11 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from ..errors import ProcureError
 from ..ledger import READ_CHOICES, Ledger, cluster_with, load_ledger, variant
-from ..output import check_plot_path, jsonable, write_atomic
+from ..output import check_output_path, check_plot_path, jsonable, write_all
 from ..pipeline.queue import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP, simulate
 from ..program import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, from_ledger
 from . import render
@@ -28,6 +29,12 @@ from . import render
 #: Inputs ``procure sensitivity --vary`` takes, with their units (the sweep's own list, kept here
 #: so that ``--help`` does not load the solver; a test checks the two agree).
 VARY_PARAMETERS = ("byte_price_x", "budget", "accelerator_usd_per_hour", "core_usd_per_hour", "params")
+#: Tolerance of each plan of a sweep [1]: near a flat optimum, plans within 1e-4 of each other
+#: can differ by several percent in the hours of a source bought in part; at 1e-6 the hours
+#: of neighbouring points move only as the prices move them.
+SWEEP_TOLERANCE = 1e-6
+#: Most points of a sweep (:data:`procure.analyses.sensitivity.MAX_STEPS`).
+MAX_STEPS = 10_000
 #: ``procure rank --by`` choices (:data:`procure.analyses.rank.RANK_BY`).
 RANK_CHOICES = ("volume", "value", "share", "price")
 
@@ -91,17 +98,66 @@ def _json_out_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-def _emit_json(obj: dict[str, Any], target: str) -> None:
-    text = json.dumps(jsonable(obj), indent=None if target == "-" else 2)
-    if target == "-":
-        click.echo(text)
-    else:
-        write_atomic(target, lambda tmp: tmp.write_text(text + "\n"))
-        console.print(f"JSON written to {target}")
+class Outputs:
+    """The files a command writes: each path checked before any work starts, and all of them
+    written together or none (:func:`procure.output.write_all`).
+
+    ``--json`` with no file prints to standard output, after the files are written; a command
+    that prints JSON there prints nothing else on it.
+    """
+
+    def __init__(self, *, json_out: str | None = None, csv_out: Path | None = None, plot: Path | None = None):
+        self.json_out, self.csv_out, self.plot = json_out, csv_out, plot
+        if json_out not in (None, "-"):
+            check_output_path(json_out, "json")
+        if csv_out is not None:
+            check_output_path(csv_out, "csv")
+        if plot is not None:
+            check_plot_path(plot)
+        self._files: list[tuple[Path | str, Callable[[Path], object], str]] = []
+        self._stdout: str | None = None
+
+    @property
+    def tables(self) -> bool:
+        """True when the command prints its tables (no JSON on standard output)."""
+        return self.json_out != "-"
+
+    def json(self, obj: dict[str, Any]) -> None:
+        """The command's JSON object, for standard output or its file."""
+        if self.json_out == "-":
+            self._stdout = json.dumps(jsonable(obj))
+        elif self.json_out is not None:
+            text = json.dumps(jsonable(obj), indent=2) + "\n"
+            self._files.append((self.json_out, lambda tmp: tmp.write_text(text), "JSON"))
+
+    def csv(self, frame: Any) -> None:
+        """A table for the ``--csv`` file."""
+        if self.csv_out is not None:
+            self._files.append((self.csv_out, lambda tmp: frame.to_csv(tmp, index=False), "Table"))
+
+    def figure(self, make: Callable[[], Any]) -> None:
+        """A figure for the ``--plot`` file, drawn only when one is asked for."""
+        if self.plot is not None:
+            from .plots import write_figure
+
+            fig = make()
+            self._files.append((self.plot, lambda tmp: write_figure(fig, tmp), "Plot"))
+
+    def commit(self) -> None:
+        """Write every file (all or none), then what goes to standard output."""
+        write_all([(path, write) for path, write, _what in self._files])
+        if self._stdout is not None:
+            click.echo(self._stdout)
+        elif self.tables:
+            for path, _write, what in self._files:
+                console.print(Text(f"{what} written to {path}"))
 
 
-def _write_csv(frame: Any, target: Path) -> None:
-    write_atomic(target, lambda tmp: frame.to_csv(tmp, index=False))
+def _plots() -> Any:
+    """The plotting module, loaded (with matplotlib) only when a plot is asked for."""
+    from . import plots
+
+    return plots
 
 
 def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -182,18 +238,14 @@ def _plot_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 @_json_out_option
 def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
-    if plot is not None:
-        check_plot_path(plot)
+    out = Outputs(json_out=json_out, plot=plot)
     ledger = load_ledger(ledger_dir)
     row, cluster = _variant_from(ledger, options)
-    if plot is not None:
-        from .plots import busy_vs_cores, save
-
-        save(busy_vs_cores(row), plot)
-    if json_out is not None:
-        _emit_json(bill_record(row), json_out)
-    else:
+    out.figure(lambda: _plots().busy_vs_cores(row))
+    out.json(bill_record(row))
+    if out.tables and json_out is None:
         render.print_bill(console, row, cluster)
+    out.commit()
 
 
 @app.command("simulate")
@@ -228,20 +280,16 @@ def simulate_command(
     **options: Any,
 ) -> None:
     """Run the pipeline as a queue and put its busy fraction beside the closed form's."""
-    if plot is not None:
-        check_plot_path(plot)
+    out = Outputs(json_out=json_out, plot=plot)
     ledger = load_ledger(ledger_dir)
     row, cluster = _variant_from(ledger, options)
     result = simulate(
         row, frames=frames, buffer=buffer, warmup=warmup, decode_cv=decode_cv, train_cv=train_cv, seed=seed
     )
-    if plot is not None:
-        from .plots import save, timeline
-
-        save(timeline(result, busy_formula=row["busy"]), plot)
+    out.figure(lambda: _plots().timeline(result, busy_formula=row["busy"]))
     if json_out is not None:
-        out = bill_record(row)
-        out.update(
+        record = bill_record(row)
+        record.update(
             jsonable(
                 {
                     "busy_simulated": result.busy,
@@ -253,18 +301,16 @@ def simulate_command(
                     else None,
                     "stage_simulated": result.stage,
                     "frames": result.frames,
+                    "note": result.note,
                     "warmup_frames": result.warmup_frames,
                     "buffer": result.buffer,
                 }
             )
         )
-        _emit_json(out, json_out)
-        if json_out == "-":
-            return
+        out.json(record)
     else:
         render.print_simulation(console, row, cluster, result)
-    if plot is not None:
-        console.print(f"Timeline written to {plot}")
+    out.commit()
 
 
 def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
@@ -311,6 +357,7 @@ def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--ranging", is_flag=True, help="Also find the byte-price multipliers over which the plan keeps its shape."
 )
+@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {render.TABLE_ROWS}.")
 @_plot_option("the value curves with the plan's points and the λ line")
 @_json_out_option
 def solve_command(
@@ -324,12 +371,12 @@ def solve_command(
     byte_price_x: float | None,
     csv_out: Path | None,
     ranging: bool,
+    every_row: bool,
     plot: Path | None,
     json_out: str | None,
 ) -> None:
     """What to buy next: the plan of most value for a budget (or least money for a value)."""
-    if plot is not None:
-        check_plot_path(plot)
+    out = Outputs(json_out=json_out, csv_out=csv_out, plot=plot)
     if ranging and budget is None:
         raise click.UsageError("--ranging needs --budget")
     ledger = load_ledger(ledger_dir)
@@ -347,32 +394,22 @@ def solve_command(
     plan = solve_problem(problem, tolerance=tolerance, time_limit=time_limit)
     span = None
     if ranging:
-        from ..analyses.sensitivity import byte_price_range
+        from ..analyses.sensitivity import RANGING_LIMITS, byte_price_range
 
         span = byte_price_range(problem)
-    if plot is not None:
-        from .plots import save, value_curves
-
-        save(value_curves(plan, problem), plot)
-    if csv_out is not None:
-        _write_csv(plan.sources, csv_out)
+    out.figure(lambda: _plots().value_curves(plan, problem))
+    out.csv(plan.sources)
     if json_out is not None:
-        out = plan.to_dict()
+        record = plan.to_dict()
         if span is not None:
-            out["byte_price_range"] = list(span)
-        _emit_json(out, json_out)
-        if json_out == "-":
-            return
+            record["byte_price_range"] = list(span)
+            record["byte_price_range_at_search_limit"] = [span[0] <= RANGING_LIMITS[0], span[1] >= RANGING_LIMITS[1]]
+        out.json(record)
     else:
-        render.print_plan(console, plan)
+        render.print_plan(console, plan, every_row=every_row)
         if span is not None:
-            console.print(
-                f"The plan keeps its shape (the same sources bought, the same constraints binding) for byte "
-                f"prices from {span[0]:.4g} to {span[1]:.4g} times the ledger's."
-            )
-    for path, what in ((csv_out, "Plan"), (plot, "Plot")):
-        if path is not None:
-            console.print(f"{what} written to {path}")
+            render.print_ranging(console, span, RANGING_LIMITS)
+    out.commit()
 
 
 @app.command("rank")
@@ -386,30 +423,24 @@ def solve_command(
     "share: transport's share of the price; price: purchase price.",
 )
 @click.option("--budget", type=float, default=None, help="Add each source's hours, GB and value in this budget's plan.")
+@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {render.TABLE_ROWS}.")
 @_plot_option("the bill split per source (bytes, cores, idle)")
 @_json_out_option
-def rank_command(ledger_dir: Path | None, by: str, budget: float | None, plot: Path | None,
+def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_row: bool, plot: Path | None,
                  json_out: str | None) -> None:  # fmt: skip
     """How sources rank by volume, value, transport share or price."""
-    if plot is not None:
-        check_plot_path(plot)
+    out = Outputs(json_out=json_out, plot=plot)
     from ..analyses.rank import rank
     from ..ledger import transport
 
     ledger = load_ledger(ledger_dir)
     table = rank(ledger, by, budget=budget)
-    if plot is not None:
-        from .plots import bill_split, save
-
-        save(bill_split(transport(ledger.sources, ledger.cluster)), plot)
+    out.figure(lambda: _plots().bill_split(transport(ledger.sources, ledger.cluster)))
     if json_out is not None:
-        _emit_json({"by": by, "rows": table.to_dict("records")}, json_out)
-        if json_out == "-":
-            return
+        out.json({"by": by, "rows": table.to_dict("records")})
     else:
-        render.print_rank(console, table, by)
-    if plot is not None:
-        console.print(f"Plot written to {plot}")
+        render.print_rank(console, table, by, every_row=every_row)
+    out.commit()
 
 
 @app.command("sensitivity")
@@ -432,8 +463,17 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, plot: P
 )
 @click.option("--steps", type=int, default=9, show_default=True, help="Points in the range.")
 @click.option("--budget", type=float, default=100_000.0, show_default=True, help="Dollars to spend [$].")
-@click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True)
+@click.option(
+    "--tolerance",
+    type=float,
+    default=SWEEP_TOLERANCE,
+    show_default=True,
+    help="Of each plan: tighter than solve's, so that hours do not move between points by more than prices do.",
+)
 @click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None, help="Write the table to FILE.")
+@click.option(
+    "--all", "every_row", is_flag=True, help=f"A column for every source, not the first {render.TABLE_COLUMNS}."
+)
 @_plot_option("hours per source against the input")
 @_json_out_option
 def sensitivity_command(
@@ -444,6 +484,7 @@ def sensitivity_command(
     budget: float,
     tolerance: float,
     csv_out: Path | None,
+    every_row: bool,
     plot: Path | None,
     json_out: str | None,
 ) -> None:
@@ -464,35 +505,28 @@ def sensitivity_command(
         raise click.BadParameter(f"LO = {lo:g} is invalid: must be > 0", param_hint=f"'{option}'")
     if hi < lo:
         raise click.BadParameter(f"HI = {hi:g} is invalid: must be ≥ LO ({lo:g})", param_hint=f"'{option}'")
-    if steps < 2:
-        raise click.BadParameter(f"{steps} is invalid: must be ≥ 2", param_hint="'--steps'")
-    if plot is not None:
-        check_plot_path(plot)
-    from rich.progress import Progress
+    if not 2 <= steps <= MAX_STEPS:
+        raise click.BadParameter(f"{steps} is invalid: must be ≥ 2 and ≤ {MAX_STEPS:,}", param_hint="'--steps'")
+    out = Outputs(json_out=json_out, csv_out=csv_out, plot=plot)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ..analyses.sensitivity import sweep
 
     ledger = load_ledger(ledger_dir)
     show = json_out != "-" and sys.stderr.isatty()
-    with Progress(console=Console(stderr=True), disable=not show, transient=True) as bar:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("left"),
+               TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
         task = bar.add_task(f"solving {steps} plans", total=steps)
         table = sweep(ledger, parameter, lo, hi, steps, budget=budget, tolerance=tolerance,
                       progress=lambda done, _total: bar.update(task, completed=done))  # fmt: skip
-    if plot is not None:
-        from .plots import save, sensitivity_hours
-
-        save(sensitivity_hours(table), plot)
-    if csv_out is not None:
-        _write_csv(table, csv_out)
+    out.figure(lambda: _plots().sensitivity_hours(table))
+    out.csv(table)
     if json_out is not None:
-        _emit_json({"parameter": parameter, "rows": table.to_dict("records")}, json_out)
-        if json_out == "-":
-            return
+        out.json({"parameter": parameter, "rows": table.to_dict("records")})
     else:
-        render.print_sweep(console, table, parameter, budget)
-    for path, what in ((csv_out, "Table"), (plot, "Plot")):
-        if path is not None:
-            console.print(f"{what} written to {path}")
+        render.print_sweep(console, table, parameter, budget, every_row=every_row)
+    out.commit()
 
 
 #: Set this environment variable to see the traceback of an internal error.

@@ -29,6 +29,19 @@ TIMELINE_FRAMES = 200
 TIMELINE_LANES = 24
 
 
+def label(text: object) -> str:
+    """User text for a figure, shown exactly as given: matplotlib would read ``$…$`` as maths."""
+    return str(text).replace("$", r"\$")
+
+
+def write_figure(fig: Figure, path: Path) -> None:
+    """Draw a figure into ``path`` (its ending, ``.png`` or ``.svg``, gives the format) and close it."""
+    try:
+        fig.savefig(path, format=path.suffix.lower()[1:], dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+
+
 def save(fig: Figure, path: Path | str) -> Path:
     """Save a figure to ``path`` (``.png`` or ``.svg``) atomically and close it."""
     try:
@@ -36,12 +49,7 @@ def save(fig: Figure, path: Path | str) -> Path:
     except Exception:
         plt.close(fig)
         raise
-    suffix = target.suffix.lower()
-    try:
-        write_atomic(target, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120, bbox_inches="tight"))
-    finally:
-        plt.close(fig)
-    return target
+    return write_atomic(target, lambda tmp: write_figure(fig, tmp))
 
 
 def timeline(result: SimulationResult, busy_formula: float | None = None, frames: int = TIMELINE_FRAMES) -> Figure:
@@ -144,11 +152,11 @@ def bill_split(table: pd.DataFrame) -> Figure:
         ``idle_usd``, ``bill_usd``, ``share``).
     """
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    names = list(table["source"])
+    names = [label(name) for name in table["source"]]
     bottom = np.zeros(len(table))
-    for label, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
+    for term, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
         vals = table[col].to_numpy(float)
-        ax.bar(names, vals, bottom=bottom, color=BILL_COLOURS[label], label=label, width=0.6)
+        ax.bar(names, vals, bottom=bottom, color=BILL_COLOURS[term], label=term, width=0.6)
         bottom += vals
     for i, (total, share) in enumerate(zip(table["bill_usd"], table["share"], strict=True)):
         note = f"${total:,.2f}" + (f"\n{100 * share:.1f} % of price" if share == share and share > 0 else "")
@@ -191,7 +199,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
         ax.plot([x_plan * cost[i]], [v_plan], "o", color="tab:red")
         if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
             ax.plot(dollars, v_plan + plan.lambda_ * (dollars - x_plan * cost[i]), ":", color="grey", linewidth=1)
-        ax.set_title(f"{r['source']}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
+        ax.set_title(f"{label(r['source'])}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
         ax.set_xlabel("$ spent, all in", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
@@ -209,8 +217,8 @@ def sensitivity_hours(frame: pd.DataFrame) -> Figure:
     parameter = str(frame["parameter"].iloc[0])
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     for source, part in frame.groupby("source", sort=False):
-        ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=str(source))
-        ax.annotate(str(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
+        ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=label(source))
+        ax.annotate(label(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
                     textcoords="offset points", fontsize=8, va="center")  # fmt: skip
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
@@ -246,7 +254,7 @@ def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     ax.set_xlabel("CPU cores decoding per accelerator")
     ax.set_ylabel("accelerator busy [%]")
     ax.set_ylim(0, 105)
-    ax.set_title(f"{row['source']}: busy against cores", loc="left")
+    ax.set_title(f"{label(row['source'])}: busy against cores", loc="left")
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     return fig

@@ -19,6 +19,16 @@ from ..ledger import Cluster
 from ..pipeline.queue import SimulationResult
 from ..program import Plan
 
+#: Rows a table prints before it summarises the rest (``--all`` prints every row).
+TABLE_ROWS = 50
+#: Source columns the sweep table prints, the most bought first (``--all`` prints all).
+TABLE_COLUMNS = 8
+
+
+def _more(console: Console, shown: int, total: int, what: str) -> None:
+    if total > shown:
+        console.print(f"… {total - shown:,} more {what} not shown: --all prints every one, --csv FILE writes them.")
+
 
 def number(value: float, digits: int = 1) -> str:
     """A number with thousands separators; ∞ for infinity, — for NaN."""
@@ -110,10 +120,16 @@ def print_simulation(console: Console, row: Any, cluster: Cluster, result: Simul
     table.add_row("decoders busy (mean)", percent(float(util.mean())) if len(util) else "—", "")
     table.add_row("frames in the buffer (mean)", f"{result.mean_buffer:.1f}", "")
     console.print(table)
+    if result.note:
+        console.print(Text(f"note: {result.note}"))
 
 
-def print_plan(console: Console, plan: Plan) -> None:
-    """The plan: what to buy, what it costs, the bounds, λ, the capacities, the notes."""
+def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None:
+    """The plan: what to buy, what it costs, the bounds, λ, the capacities, the notes.
+
+    With more than :data:`TABLE_ROWS` sources, the sources with the most money first and a
+    line saying how many are left out (``every_row`` prints them all); the totals are of all.
+    """
     s = plan.sources
     if plan.mode == "budget":
         head = f"Budget {money(plan.budget)}: what to buy"
@@ -124,7 +140,12 @@ def print_plan(console: Console, plan: Plan) -> None:
                       ("transport $", "right"), ("effective h", "right"), ("value", "right"),
                       ("value per next $", "right"), ("", "left")):  # fmt: skip
         table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for _, r in s.iterrows():
+    shown = (
+        s
+        if every_row or len(s) <= TABLE_ROWS
+        else s.loc[(s["purchase_usd"] + s["transport_usd"]).sort_values(ascending=False).index[:TABLE_ROWS]]
+    )
+    for _, r in shown.iterrows():
         table.add_row(
             _text(r["source"]), number(r["hours"]), number(r["held_hours"]), number(r["purchase_usd"], 2),
             number(r["transport_usd"], 2), number(r["effective_hours"]), number(r["value"], 1),
@@ -136,6 +157,12 @@ def print_plan(console: Console, plan: Plan) -> None:
         number(plan.value, 1), "", "",
     )  # fmt: skip
     console.print(table)
+    _more(console, len(shown), len(s), "sources")
+    if plan.mode == "target":
+        console.print(
+            f"No plan that reaches the target costs less than {money(plan.money_lower_bound)} "
+            f"(gap {100 * plan.gap:.4f} %, certified within {100 * plan.tolerance:g} %)."
+        )
     console.print(
         f"All in: {money(plan.spent_usd)} = purchase {money(plan.purchase_usd)} + transport "
         f"{money(plan.transport_usd)} ({percent(plan.transport_share)} of the money goes to moving the hours)."
@@ -179,13 +206,14 @@ RANK_HEADINGS = (
 RANK_PLAN_HEADINGS = (("plan h", "plan_hours"), ("plan GB", "plan_gb"), ("plan value", "plan_value"))
 
 
-def print_rank(console: Console, table: pd.DataFrame, by: str) -> None:
-    """The sources ranked."""
+def print_rank(console: Console, table: pd.DataFrame, by: str, *, every_row: bool = False) -> None:
+    """The sources ranked (the first :data:`TABLE_ROWS` unless ``every_row``)."""
     out = Table(title=f"Sources ranked by {by}", title_justify="left")
     heads = list(RANK_HEADINGS) + (list(RANK_PLAN_HEADINGS) if "plan_hours" in table else [])
     for head, _ in heads:
         out.add_column(head, justify="left" if head == "source" else "right")
-    for _, r in table.iterrows():
+    shown = table if every_row else table.head(TABLE_ROWS)
+    for _, r in shown.iterrows():
         cells: list[str | Text] = []
         for _, col in heads:
             v = r[col]
@@ -199,12 +227,18 @@ def print_rank(console: Console, table: pd.DataFrame, by: str) -> None:
                 cells.append(number(v, 0 if col == "rank" else 2))
         out.add_row(*cells)
     console.print(out)
+    _more(console, len(shown), len(table), "sources")
 
 
-def print_sweep(console: Console, table: pd.DataFrame, parameter: str, budget: float) -> None:
-    """The plan at each value of the varied input: value, λ, shares and hours per source."""
+def print_sweep(
+    console: Console, table: pd.DataFrame, parameter: str, budget: float, *, every_row: bool = False
+) -> None:
+    """The plan at each value of the varied input: value, λ, shares and hours per source (the
+    :data:`TABLE_COLUMNS` sources bought most, unless ``every_row``)."""
     out = Table(title=f"The plan at {budget:,.0f} $ as {parameter} moves", title_justify="left")
-    sources = list(dict.fromkeys(table["source"]))
+    every = list(dict.fromkeys(table["source"]))
+    most = table.groupby("source", sort=False)["hours"].max().sort_values(ascending=False, kind="stable")
+    sources = every if every_row or len(every) <= TABLE_COLUMNS else list(most.index[:TABLE_COLUMNS])
     for head in [parameter, "plan value", "λ", "transport share", "idle share of transport"]:
         out.add_column(head, justify="right")
     for name in sources:
@@ -216,3 +250,14 @@ def print_sweep(console: Console, table: pd.DataFrame, parameter: str, budget: f
                     percent(first["transport_share"]), percent(first["idle_share"]),
                     *[number(hours[s]) for s in sources])  # fmt: skip
     console.print(out)
+    _more(console, len(sources), len(every), "source columns")
+
+
+def print_ranging(console: Console, span: tuple[float, float], limits: tuple[float, float]) -> None:
+    """The byte-price multipliers over which the plan keeps its shape; a search limit is said as one."""
+    low = f"below {limits[0]:g}" if span[0] <= limits[0] else f"{span[0]:.4g}"
+    high = f"above {limits[1]:g}" if span[1] >= limits[1] else f"{span[1]:.4g}"
+    console.print(
+        f"The plan keeps its shape (the same sources bought, the same constraints binding) for byte prices "
+        f"from {low} to {high} times the ledger's (the search looks from {limits[0]:g} to {limits[1]:g})."
+    )

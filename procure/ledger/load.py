@@ -11,9 +11,12 @@ is allowed, as one line.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import difflib
 import math
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,31 +81,43 @@ class Column:
         return f"a number {low}{high}"
 
 
+#: Largest amounts a ledger may hold. Each is far beyond any real purchase and well inside
+#: floating point, so that no product of them (a bill, a plan's money) can overflow.
+MOST_HOURS = 1e9  # [h]
+MOST_USD = 1e12  # [$]
+MOST_PIXELS = 16_384  # [px], a 16K frame's side
+#: Prefix of the columns of sources.csv that procure ignores: a team's own notes.
+USER_COLUMN_PREFIX = "x_"
+
 SOURCE_COLUMNS: dict[str, Column] = {
     "source": Column("text", kind="text", doc="unique name"),
     "kind": Column("text", kind="text", doc="own, twin, older_arm, force, sim, or any text"),
-    "price_usd_per_hour": Column("$/h", doc="purchase price"),
-    "available_hours": Column("h", math.inf, blank="unlimited", doc="most that can be bought"),
-    "held_hours": Column("h", 0.0, doc="already owned"),
-    "lot_hours": Column("h", 0.0, doc="whole lots only (0 = continuous)"),
-    "min_order_hours": Column("h", 0.0, doc="least order if bought at all"),
-    "fixed_fee_usd": Column("$", 0.0, doc="paid once if bought at all"),
-    "cameras": Column("count", low=0, low_open=True, doc="camera streams"),
-    "width": Column("px", low=0, low_open=True, doc="frame width the model trains on"),
-    "height": Column("px", low=0, low_open=True, doc="frame height"),
-    "fps": Column("1/s", low=0, low_open=True, doc="frames per second per camera"),
-    "bits_per_pixel": Column("bit/px", DEFAULT_BITS_PER_PIXEL, low=0, low_open=True, doc="encoded stream rate"),
-    "extra_bytes_per_s": Column("B/s", 0.0, doc="non-video channels (force/torque)"),
+    "price_usd_per_hour": Column("$/h", high=1e7, doc="purchase price"),
+    "available_hours": Column("h", math.inf, high=MOST_HOURS, blank="unlimited", doc="most that can be bought"),
+    "held_hours": Column("h", 0.0, high=MOST_HOURS, doc="already owned"),
+    "lot_hours": Column("h", 0.0, high=MOST_HOURS, doc="whole lots only (0 = continuous)"),
+    "min_order_hours": Column("h", 0.0, high=MOST_HOURS, doc="least order if bought at all"),
+    "fixed_fee_usd": Column("$", 0.0, high=MOST_USD, doc="paid once if bought at all"),
+    "cameras": Column("count", low=0, low_open=True, high=1_000, doc="camera streams"),
+    "width": Column("px", low=0, low_open=True, high=MOST_PIXELS, doc="frame width the model trains on"),
+    "height": Column("px", low=0, low_open=True, high=MOST_PIXELS, doc="frame height"),
+    "fps": Column("1/s", low=0, low_open=True, high=10_000, doc="frames per second per camera"),
+    "bits_per_pixel": Column(
+        "bit/px", DEFAULT_BITS_PER_PIXEL, low=0, low_open=True, high=64, doc="encoded stream rate (64: raw 16-bit RGBA)"
+    ),
+    "extra_bytes_per_s": Column("B/s", 0.0, high=1e10, doc="non-video channels (force/torque)"),
     "stored": Column("", "video", kind="choice", choices=STORED_MODES, doc="how frames are kept"),
     "read": Column("", "order", kind="choice", choices=READ_MODES, doc="how frames are read"),
-    "exchange_rate": Column("own-hours per hour", 1.0, doc="ρ"),
+    "exchange_rate": Column("own-hours per hour", 1.0, high=1_000, doc="ρ"),
     "survival": Column("1", 1.0, high=1.0, doc="σ, share surviving filtering"),
     "shelf_life_months": Column(
-        "months", math.inf, low=0, low_open=True, blank="never stale", doc="L, half-life of value"
+        "months", math.inf, low=0, low_open=True, high=1_200, blank="never stale", doc="L, half-life of value"
     ),
     "curve": Column("", "log", kind="choice", choices=CURVES, doc="value curve"),
-    "saturation_hours": Column("effective h", math.nan, low=0, low_open=True, doc="k; required unless linear"),
-    "curve_shape": Column("1", math.nan, low=0, low_open=True, doc="power β (0.5), hill s (2)"),
+    "saturation_hours": Column(
+        "effective h", math.nan, low=0, low_open=True, high=MOST_HOURS, doc="k; required unless linear"
+    ),
+    "curve_shape": Column("1", math.nan, low=0, low_open=True, high=20, doc="power β (0.5), hill s (2)"),
 }
 
 REQUIRED_SOURCE_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.default is None)
@@ -156,6 +171,19 @@ def check_source_value(name: str, value: Any, where: str = "") -> Any:
     return number
 
 
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the closest known name, or nothing if none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV file as written, stripped (pandas would rename duplicates)."""
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        first = next(csv.reader(fh), [])
+    return [name.strip() for name in first]
+
+
 def read_sources(path: Path | str) -> pd.DataFrame:
     """Read and validate ``sources.csv``.
 
@@ -169,12 +197,14 @@ def read_sources(path: Path | str) -> pd.DataFrame:
     pandas.DataFrame
         One row per source, every column of :data:`SOURCE_COLUMNS` present with defaults filled
         (``available_hours`` and ``shelf_life_months`` are ``inf`` when blank, ``curve_shape``
-        the curve's default), indexed 0..n-1; extra columns are kept as text.
+        the curve's default), indexed 0..n-1; columns of the user's own (prefix ``x_``) are
+        kept as text.
 
     Raises
     ------
     LedgerError
-        A missing file or column, an empty ledger, a duplicate source, a bad value.
+        A missing file or column, a column given twice or unknown, an empty ledger, a
+        duplicate source, a bad value.
     """
     path = Path(path)
     if not path.is_file():
@@ -184,7 +214,16 @@ def read_sources(path: Path | str) -> pd.DataFrame:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, skip_blank_lines=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
-    raw.columns = [str(c).strip() for c in raw.columns]
+    header = _header(path)
+    for i, name in enumerate(header):
+        if name in header[:i]:
+            raise LedgerError(f"{path}: column {name!r} is given twice (columns {header.index(name) + 1} and {i + 1})")
+        if name not in SOURCE_COLUMNS and not name.startswith(USER_COLUMN_PREFIX):
+            raise LedgerError(
+                f"{path}: column {name!r} is unknown{_did_you_mean(name, SOURCE_COLUMNS)}: columns of your own "
+                f"start with {USER_COLUMN_PREFIX!r} (procure ignores them); see docs/ledger.md for the others"
+            )
+    raw.columns = header
     missing = [c for c in REQUIRED_SOURCE_COLUMNS if c not in raw.columns]
     if missing:
         raise LedgerError(
@@ -252,41 +291,74 @@ class Field:
 CLUSTER_FIELDS: dict[str, dict[str, Field]] = {
     "model": {
         "name": Field("93m", "", "model card in models/", kind="text"),
-        "params": Field(None, "parameters", "overrides the card"),
-        "input_side": Field(None, "px", "overrides the card"),
-        "patch": Field(None, "px", "overrides the card"),
+        "params": Field(None, "parameters", "overrides the card", low=1e3, low_open=False, high=1e14),
+        "input_side": Field(None, "px", "overrides the card", low=1, low_open=False, high=MOST_PIXELS),
+        "patch": Field(None, "px", "overrides the card", low=1, low_open=False, high=MOST_PIXELS),
     },
     "accelerator": {
         "type": Field("H100", "", "accelerator card in models/accelerators.toml", kind="text"),
-        "count": Field(8, "accelerators", "accelerators training"),
+        "count": Field(8, "accelerators", "accelerators training", high=1e7),
         "mfu": Field(0.4, "1", "share of dense peak reached (seed §2)", high=1.0),
         "nvdec": Field(False, "", "decode on the accelerator's NVDEC engines too", kind="bool"),
-        "peak_flops": Field(None, "FLOP/s", "overrides the card's dense BF16 peak"),
+        "peak_flops": Field(None, "FLOP/s", "overrides the card's dense BF16 peak", high=1e18),
     },
     "decode": {
-        "cores_per_accelerator": Field(8, "cores", "CPU cores decoding for one accelerator", low_open=False),
-        "core_fps_1080p": Field(120.0, "frames/s", "one core's 1080p rate (seed §3, assumed)"),
-        "nvdec_fps_1080p": Field(771.0, "frames/s", "one NVDEC engine's 1080p H.264 rate (seed §3)"),
-        "link_bytes_per_s": Field(1.5e9, "B/s", "read bandwidth per accelerator (seed §3)"),
-        "gop": Field(30, "frames", "frames between keyframes (seed §3)"),
-        "decoded_bytes_per_pixel": Field(1.5, "B/px", "decoded YUV 4:2:0 pixel"),
+        "cores_per_accelerator": Field(
+            8, "cores", "CPU cores decoding for one accelerator", low_open=False, high=4_096
+        ),
+        "core_fps_1080p": Field(120.0, "frames/s", "one core's 1080p rate (seed §3, assumed)", high=1e6),
+        "nvdec_fps_1080p": Field(771.0, "frames/s", "one NVDEC engine's 1080p H.264 rate (seed §3)", high=1e6),
+        "link_bytes_per_s": Field(1.5e9, "B/s", "read bandwidth per accelerator (seed §3)", high=1e13),
+        "gop": Field(30, "frames", "frames between keyframes (seed §3)", low=1, low_open=False, high=100_000),
+        "decoded_bytes_per_pixel": Field(1.5, "B/px", "decoded YUV 4:2:0 pixel", high=64),
     },
     "prices": {
-        "accelerator_usd_per_hour": Field(2.50, "$/h", "accelerator-hour", low_open=False),
-        "core_usd_per_hour": Field(0.04, "$/h", "core-hour", low_open=False),
-        "byte_usd_per_gb": Field(0.44, "$/GB", "bytes of one stored GB over the plan", low_open=False),
-        "storage_usd_per_gb_month": Field(0.02, "$/GB-month", "storage rent (break-even)", low_open=False),
+        "accelerator_usd_per_hour": Field(2.50, "$/h", "accelerator-hour", low_open=False, high=1e4),
+        "core_usd_per_hour": Field(0.04, "$/h", "core-hour", low_open=False, high=1e3),
+        "byte_usd_per_gb": Field(0.44, "$/GB", "bytes of one stored GB over the plan", low_open=False, high=1e3),
+        "storage_usd_per_gb_month": Field(0.02, "$/GB-month", "storage rent (break-even)", low_open=False, high=1e3),
     },
     "training": {
-        "epochs": Field(10, "1", "passes over each hour"),
-        "window_hours": Field(720.0, "h", "training window the capacities cover"),
-        "horizon_months": Field(12.0, "months", "planning horizon of the shelf-life factor"),
+        "epochs": Field(10, "1", "passes over each hour", high=1e5),
+        "window_hours": Field(720.0, "h", "training window the capacities cover (≤ 10 years)", high=87_600),
+        "horizon_months": Field(12.0, "months", "planning horizon of the shelf-life factor", high=1_200),
     },
     "capacity": {
-        "storage_gb": Field(None, "GB", "storage capacity (blank = unlimited)"),
-        "decode_core_hours": Field(None, "core-h", "decode core-hours in the window (blank = cores × count × window)"),
+        "storage_gb": Field(None, "GB", "storage capacity (blank = unlimited)", high=1e15),
+        "decode_core_hours": Field(
+            None, "core-h", "decode core-hours in the window (blank = cores × count × window)", high=1e15
+        ),
     },
 }
+
+#: Limits of the numbers of an accelerator card.
+ACCELERATOR_FIELDS = {
+    "peak_flops": Field(None, "FLOP/s", "dense BF16 peak", high=1e18),
+    "nvdec_engines": Field(None, "engines", "NVDEC engines", low_open=False, high=64),
+}
+
+
+def check_field(table: str, key: str, value: Any, name: str | None = None, where: str = "") -> float:
+    """Check a number against the limits of ``cluster.toml``'s ``[table] key``.
+
+    Parameters
+    ----------
+    table, key : str
+        Where the limits come from (:data:`CLUSTER_FIELDS`).
+    value : Any
+        The value given.
+    name : str, optional
+        The name the user gave it by (a command option), for the message.
+    where : str, optional
+        A prefix that locates it (a file).
+
+    Raises
+    ------
+    LedgerError
+        Naming it, the value and what is allowed.
+    """
+    spec = CLUSTER_FIELDS[table][key]
+    return _check_number(Path(where) if where else None, name or f"{table}.{key}", value, spec)
 
 
 @dataclass(frozen=True)
@@ -367,12 +439,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise LedgerError(f"{path}: not valid TOML: {exc}") from None
 
 
-def _check_number(path: Path, key: str, value: Any, spec: Field) -> float:
+def _check_number(path: Path | None, key: str, value: Any, spec: Field) -> float:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if ok:
         ok = (value > spec.low if spec.low_open else value >= spec.low) and value <= spec.high
     if not ok:
-        raise LedgerError(f"{path}: {key} = {value!r} is invalid: must be {spec.allowed()}")
+        prefix = f"{path}: " if path is not None else ""
+        raise LedgerError(f"{prefix}{key} = {value!r} is invalid: must be {spec.allowed()}")
     return float(value)
 
 
@@ -382,9 +455,9 @@ def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCar
     data = _read_toml(path)
     cards = {}
     for name, table in data.items():
-        pf = _check_number(path, f"{name}.peak_flops", table.get("peak_flops"), Field(None, "", ""))
+        pf = _check_number(path, f"{name}.peak_flops", table.get("peak_flops"), ACCELERATOR_FIELDS["peak_flops"])
         ne = _check_number(
-            path, f"{name}.nvdec_engines", table.get("nvdec_engines"), Field(None, "", "", low_open=False)
+            path, f"{name}.nvdec_engines", table.get("nvdec_engines"), ACCELERATOR_FIELDS["nvdec_engines"]
         )
         cards[name] = AcceleratorCard(name, pf, int(ne), str(table.get("source", "")))
     return cards
@@ -403,12 +476,16 @@ def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
     if name == "accelerators" or not path.is_file():
         raise LedgerError(f"model = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})")
     data = _read_toml(path)
-    num = Field(None, "", "")
+    spec = CLUSTER_FIELDS["model"]
+    known = ("name", "params", "input_side", "patch", "source")
+    for key in data:
+        if key not in known:
+            raise LedgerError(f"{path}: {key} is unknown{_did_you_mean(key, known)}: allowed are {', '.join(known)}")
     return ModelCard(
         name=str(data.get("name", name)),
-        params=_check_number(path, "params", data.get("params"), num),
-        input_side=_check_number(path, "input_side", data.get("input_side"), num),
-        patch=_check_number(path, "patch", data.get("patch"), num),
+        params=_check_number(path, "params", data.get("params"), spec["params"]),
+        input_side=_check_number(path, "input_side", data.get("input_side"), spec["input_side"]),
+        patch=_check_number(path, "patch", data.get("patch"), spec["patch"]),
         source=str(data.get("source", "")),
     )
 
@@ -429,12 +506,18 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
     values: dict[str, Any] = {}
     for table, body in data.items():
         if table not in CLUSTER_FIELDS:
-            raise LedgerError(f"{path}: table [{table}] is unknown: allowed are {', '.join(CLUSTER_FIELDS)}")
+            raise LedgerError(
+                f"{path}: table [{table}] is unknown{_did_you_mean(table, CLUSTER_FIELDS)}: "
+                f"allowed are {', '.join(CLUSTER_FIELDS)}"
+            )
         if not isinstance(body, dict):
             raise LedgerError(f"{path}: {table} = {body!r} is invalid: must be a table")
         for key in body:
             if key not in CLUSTER_FIELDS[table] and not (table == "model" and key in ("card", "source")):
-                raise LedgerError(f"{path}: {table}.{key} is unknown: allowed are {', '.join(CLUSTER_FIELDS[table])}")
+                raise LedgerError(
+                    f"{path}: {table}.{key} is unknown{_did_you_mean(key, CLUSTER_FIELDS[table])}: "
+                    f"allowed are {', '.join(CLUSTER_FIELDS[table])}"
+                )
     for table, fields in CLUSTER_FIELDS.items():
         body = data.get(table, {})
         if table == "model" and "card" in body:

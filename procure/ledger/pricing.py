@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from ..errors import LedgerError
 from ..pipeline import bill, formulas
 from .load import Cluster
 
@@ -48,6 +50,11 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
 def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     """Pipeline, bill and share of price of one recorded hour of every source.
 
+    Raises
+    ------
+    LedgerError
+        A source whose video nothing decodes (no cores and NVDEC off).
+
     Returns
     -------
     pandas.DataFrame
@@ -56,6 +63,14 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
         ``largest_stalling_params`` (models below this many parameters stall [parameters]).
     """
     table = bill.evaluate(formulas.evaluate(configure(sources, cluster)))
+    stalled = (table["supply_fps"] <= 0).to_numpy()
+    if stalled.any():
+        name = table["source"].iloc[int(np.flatnonzero(stalled)[0])]
+        raise LedgerError(
+            f"source {name!r}: nothing decodes its video (cores_per_accelerator = {cluster.cores_per_accelerator:g}, "
+            f"NVDEC {'on' if cluster.nvdec else 'off'}), so the accelerator never trains on it: give cores ≥ 1 "
+            "or turn NVDEC on"
+        )
     table["share"] = bill.share_of_price(table["bill_usd"], table["price_usd_per_hour"])
     table["largest_stalling_params"] = formulas.stall_threshold_params(
         table["mfu"], table["peak_flops"], table["tokens_per_frame"], table["supply_fps"]

@@ -8,18 +8,19 @@ import math
 import pandas as pd
 
 from ..errors import invalid
-from .load import Cluster, Ledger, check_source_value, load_accelerators, load_model_card
+from .load import Cluster, Ledger, check_field, check_source_value, load_accelerators, load_model_card
 from .pricing import transport
 
 #: ``--read`` choices: frames of stored video in order or at random, or frames stored decoded.
 READ_CHOICES = ("order", "random", "decoded")
+#: Largest multiplier on the byte price [1].
+MOST_BYTE_PRICE_X = 1e4
 
 
-def _positive(name: str, value: float, allow_zero: bool = False) -> float:
-    ok = isinstance(value, int | float) and math.isfinite(value)
-    ok = ok and (value >= 0 if allow_zero else value > 0)
-    if not ok:
-        raise invalid(name, value, "must be a number ≥ 0" if allow_zero else "must be a number > 0")
+def check_byte_price_x(value: float) -> float:
+    """A byte-price multiplier, > 0 and ≤ :data:`MOST_BYTE_PRICE_X` [1]."""
+    if not (isinstance(value, int | float) and math.isfinite(value) and 0 < value <= MOST_BYTE_PRICE_X):
+        raise invalid("byte_price_x", value, f"must be a number > 0 and ≤ {MOST_BYTE_PRICE_X:g}")
     return float(value)
 
 
@@ -60,11 +61,12 @@ def cluster_with(
         card = load_model_card(model)
         changes.update(model=card.name, params=card.params, input_side=card.input_side, patch=card.patch)
     if params is not None:
-        changes.update(params=_positive("params", params), model=f"{params:.4g} parameters")
+        changes.update(params=check_field("model", "params", params, "params"), model=f"{params:.4g} parameters")
     if side is not None:
-        side = _positive("side", side)
-        if side < cluster.patch:
-            raise invalid("side", side, f"must be at least the patch, {cluster.patch:g} px")
+        side = check_field("model", "input_side", side, "side")
+        patch = float(changes.get("patch", cluster.patch))  # type: ignore[arg-type]
+        if side < patch:
+            raise invalid("side", side, f"must be at least the patch, {patch:g} px")
         changes["input_side"] = side
     if accelerator is not None:
         cards = load_accelerators()
@@ -73,11 +75,11 @@ def cluster_with(
         chip = cards[accelerator]
         changes.update(accelerator=accelerator, peak_flops=chip.peak_flops, nvdec_engines=chip.nvdec_engines)
     if cores is not None:
-        changes["cores_per_accelerator"] = _positive("cores", cores, allow_zero=True)
+        changes["cores_per_accelerator"] = check_field("decode", "cores_per_accelerator", cores, "cores")
     if nvdec is not None:
         changes["nvdec"] = bool(nvdec)
     if byte_price_x is not None:
-        changes["byte_usd_per_gb"] = cluster.byte_usd_per_gb * _positive("byte_price_x", byte_price_x)
+        changes["byte_usd_per_gb"] = cluster.byte_usd_per_gb * check_byte_price_x(byte_price_x)
     return cluster.replace(**changes)
 
 

@@ -49,6 +49,19 @@ DEFAULT_WARMUP = 0.1
 ROUNDING = 1e-12
 #: A busy fraction at least this close to 1 counts as the accelerator binding [1].
 FULL_SPEED_TOLERANCE = 1e-3
+#: Most frames one run simulates: it holds about 240 B a frame in memory (the timeline and the
+#: per-frame times), so 5 million frames take about 1.2 GB. The busy fraction settles within a
+#: few thousand frames; a longer run adds digits, not accuracy [frames].
+MAX_FRAMES = 5_000_000
+#: Largest buffer [frames] and coefficient of variation [1] a run takes.
+MAX_BUFFER = 1_000_000
+MAX_CV = 10.0
+#: Most decoders (cores and NVDEC engines) a run simulates.
+MAX_DECODERS = 10_000
+#: A run measures steady state when its window holds at least this many frames and this many
+#: times the frames the buffer and the decoders hold [frames, 1].
+STEADY_FRAMES = 1_000
+STEADY_MULTIPLE = 20
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,8 @@ class SimulationResult:
         after the warm-up to its take of frame ``frames − 1 − m`` (m decoders), in take order.
     frames, warmup_frames, buffer : int
         The run's size, frames left out, buffer capacity.
+    note : str
+        Empty, or why the run may not show the steady state (a window too short).
     """
 
     busy: float
@@ -92,6 +107,7 @@ class SimulationResult:
     frames: int
     warmup_frames: int
     buffer: int
+    note: str = ""
 
     def buffer_level(self) -> pd.DataFrame:
         """The buffer's level after each change: columns ``time_s`` and ``frames``."""
@@ -115,15 +131,25 @@ def _gamma(rng: np.random.Generator, cv: float, n: int) -> np.ndarray:
     return rng.gamma(shape, 1.0 / shape, n)
 
 
-def _check(name: str, value: float, *, low: float = 0.0, allow_low: bool = False, whole: bool = False) -> None:
+def _check(
+    name: str,
+    value: float,
+    *,
+    low: float = 0.0,
+    allow_low: bool = False,
+    whole: bool = False,
+    high: float = math.inf,
+    why: str = "",
+) -> None:
     ok = isinstance(value, int | float | np.integer | np.floating) and not math.isnan(value)
-    ok = ok and (value >= low if allow_low else value > low)
+    ok = ok and (value >= low if allow_low else value > low) and value <= high
     if ok and whole:
         ok = float(value).is_integer()
     if not ok:
         rel = "≥" if allow_low else ">"
         kind = "a whole number" if whole else "a number"
-        raise invalid(name, value, f"must be {kind} {rel} {low:g}")
+        top = f" and ≤ {high:,.0f}" if math.isfinite(high) else ""
+        raise invalid(name, value, f"must be {kind} {rel} {low:g}{top}{why}")
 
 
 def simulate_queue(
@@ -173,15 +199,20 @@ def simulate_queue(
         Naming the argument: a buffer below 1, frames below 1, a rate ≤ 0, a CV < 0, warm-up
         outside [0, 1).
     """
-    _check("buffer", buffer, low=1, allow_low=True, whole=True)
-    _check("frames", frames, low=1, allow_low=True, whole=True)
-    _check("demand_fps", demand_fps)
+    _check("buffer", buffer, low=1, allow_low=True, whole=True, high=MAX_BUFFER)
+    _check(
+        "frames", frames, low=2, allow_low=True, whole=True, high=MAX_FRAMES,
+        why=" (a run holds about 240 B a frame in memory; the busy fraction settles within a few thousand)",
+    )  # fmt: skip
+    _check("demand_fps", demand_fps, high=1e12)
     _check("read_fps", read_fps)
     rates = np.asarray(decoder_fps, dtype=float).ravel()
+    if len(rates) > MAX_DECODERS:
+        raise invalid("decoders", len(rates), f"a run simulates at most {MAX_DECODERS:,} cores and NVDEC engines")
     for k, r in enumerate(rates):
         _check(f"decoder_fps[{k}]", r)
-    _check("decode_cv", decode_cv, allow_low=True)
-    _check("train_cv", train_cv, allow_low=True)
+    _check("decode_cv", decode_cv, allow_low=True, high=MAX_CV)
+    _check("train_cv", train_cv, allow_low=True, high=MAX_CV)
     if not (0 <= warmup < 1):
         raise invalid("warmup", warmup, "must be a number ≥ 0 and < 1")
     n, size = int(frames), int(buffer)
@@ -298,6 +329,19 @@ def simulate_queue(
         frames=n,
         warmup_frames=w,
         buffer=size,
+        note=_steady_note(n - w, size, m),
+    )
+
+
+def _steady_note(measured: int, buffer: int, decoders: int) -> str:
+    """Why a window of ``measured`` frames may not show the steady state, or ``""``."""
+    least = max(STEADY_FRAMES, STEADY_MULTIPLE * (buffer + decoders))
+    if measured >= least:
+        return ""
+    return (
+        f"the measured window holds {measured:,} frames, fewer than the {least:,} that steady state needs "
+        f"here (at least {STEADY_FRAMES:,}, and {STEADY_MULTIPLE} times the buffer and the decoders): "
+        "raise --frames"
     )
 
 
@@ -315,7 +359,7 @@ def decoders_of(row: pd.Series) -> tuple[list[float], list[str]]:
     if row["stored"] != "video":
         return [], []
     cores, engines = row["cores"], row["nvdec_engines"]
-    _check("cores", cores, allow_low=True, whole=True)
+    _check("cores", cores, allow_low=True, whole=True, high=MAX_DECODERS)
     if cores + engines == 0:
         raise invalid("cores", cores, "encoded frames need a decoder: give cores ≥ 1 or turn NVDEC on")
     g = row["g"]

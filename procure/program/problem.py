@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import InputError, invalid
 from ..ledger import Cluster, Ledger, matches, transport
+from ..ledger.variants import check_byte_price_x
 from ..pipeline import bill
 from . import value
 
@@ -171,8 +172,7 @@ class Problem:
         The one place a byte-price multiplier reaches the program: the bytes term of each
         hour's transport bill scales, its cores and idle terms do not (seed §6).
         """
-        if not (isinstance(multiplier, int | float) and math.isfinite(multiplier) and multiplier > 0):
-            raise invalid("byte_price_x", multiplier, "must be a number > 0")
+        multiplier = check_byte_price_x(multiplier)
         s = self.sources.copy()
         s["bytes_usd_per_hour"] = multiplier * s["bytes_usd_per_hour"]
         s["transport_usd_per_hour"] = s["bytes_usd_per_hour"] + s["cores_usd_per_hour"] + s["idle_usd_per_hour"]

@@ -140,7 +140,11 @@ def test_missing_files(tmp_path):
         ("count = 8", 'count = "eight"', "accelerator.count = 'eight' is invalid: must be a number > 0"),
         ('name = "93m"', 'name = "gpt5"', "model = 'gpt5' is unknown: model cards are 25m, 411m, 7b, 93m"),
         ("[capacity]", "[capacities]", "table [capacities] is unknown"),
-        ("gop = 30", "gop = 30\ngopp = 3", "decode.gopp is unknown: allowed are cores_per_accelerator"),
+        (
+            "gop = 30",
+            "gop = 30\ngopp = 3",
+            "decode.gopp is unknown (did you mean 'gop'?): allowed are cores_per_accelerator",
+        ),
     ],
 )
 def test_bad_cluster(ledger_copy, old, new, expected):

@@ -150,7 +150,9 @@ def test_monotone_and_bounded(q, more_cores, more_buffer):
     ("kwargs", "message"),
     [
         ({"buffer": 0}, "buffer = 0 is invalid: must be a whole number ≥ 1"),
-        ({"frames": 0}, "frames = 0 is invalid: must be a whole number ≥ 1"),
+        ({"frames": 0}, "frames = 0 is invalid: must be a whole number ≥ 2 and ≤ 5,000,000"),
+        ({"frames": 10**9}, "frames = 1000000000 is invalid: must be a whole number ≥ 2 and ≤ 5,000,000 (a run holds"),
+        ({"decode_cv": 100.0}, "decode_cv = 100.0 is invalid: must be a number ≥ 0 and ≤ 10"),
         ({"demand_fps": 0.0}, "demand_fps = 0.0 is invalid: must be a number > 0"),
         ({"read_fps": -1.0}, "read_fps = -1.0 is invalid: must be a number > 0"),
         ({"decoder_fps": [120.0, 0.0]}, "decoder_fps[1] = 0.0 is invalid: must be a number > 0"),
@@ -170,7 +172,8 @@ def test_bad_input(kwargs, message):
     [
         (["--buffer", "0"], "buffer = 0 is invalid: must be a whole number ≥ 1"),
         (["--frames", "0"], "frames = 0 is invalid"),
-        (["--cores", "0"], "cores = 0.0 is invalid: encoded frames need a decoder: give cores ≥ 1 or turn NVDEC on"),
+        (["--cores", "0"], "source 'own': nothing decodes its video (cores_per_accelerator = 0, NVDEC off)"),
+        (["--frames", "1000000000"], "frames = 1000000000 is invalid: must be a whole number ≥ 2 and ≤ 5,000,000"),
         (["--cores", "2.5"], "cores = 2.5 is invalid: must be a whole number ≥ 0"),
         (["--plot", "timeline.jpg"], "plot = 'timeline.jpg' is invalid: the file must end in .png or .svg"),
     ],
