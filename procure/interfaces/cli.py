@@ -219,7 +219,19 @@ def bill_record(row: Any) -> dict[str, Any]:
     return jsonable(out)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Interrupted(Exception):
+    """Ctrl-C during a command: carried past click, which would print a blank line for it."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="procure")
 def app() -> None:
     """procure: which robot-learning hours to buy next, once moving them is paid for."""
@@ -545,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     except ProcureError as exc:
         click.echo(f"procure: error: {exc}", err=True)
         return 2
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except (click.exceptions.Abort, KeyboardInterrupt, Interrupted):
         click.echo("procure: aborted", err=True)
         return 130
     except click.ClickException as exc:

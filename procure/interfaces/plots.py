@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import matplotlib
 
@@ -16,6 +19,9 @@ import pandas as pd
 from ..output import check_plot_path, write_atomic
 from ..pipeline import formulas
 from ..program import value
+
+# SVG keeps text as text, so a name is stored exactly as given whatever the fonts here draw.
+matplotlib.rcParams["svg.fonttype"] = "none"
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -29,11 +35,28 @@ TIMELINE_FRAMES = 200
 TIMELINE_LANES = 24
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def quiet_glyphs(draw: F) -> F:
+    """Draw without a warning per character the fonts here lack: a PNG shows such characters
+    as boxes (README says so), an SVG keeps them as text."""
+
+    @functools.wraps(draw)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+            return draw(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def label(text: object) -> str:
     """User text for a figure, shown exactly as given: matplotlib would read ``$…$`` as maths."""
     return str(text).replace("$", r"\$")
 
 
+@quiet_glyphs
 def write_figure(fig: Figure, path: Path) -> None:
     """Draw a figure into ``path`` (its ending, ``.png`` or ``.svg``, gives the format) and close it."""
     try:
@@ -52,6 +75,7 @@ def save(fig: Figure, path: Path | str) -> Path:
     return write_atomic(target, lambda tmp: write_figure(fig, tmp))
 
 
+@quiet_glyphs
 def timeline(result: SimulationResult, busy_formula: float | None = None, frames: int = TIMELINE_FRAMES) -> Figure:
     """The simulated pipeline over a window: decoders at work, the buffer, the accelerator.
 
@@ -142,6 +166,7 @@ def timeline(result: SimulationResult, busy_formula: float | None = None, frames
 BILL_COLOURS = {"bytes": "tab:blue", "cores": "tab:green", "idle accelerator": "tab:red"}
 
 
+@quiet_glyphs
 def bill_split(table: pd.DataFrame) -> Figure:
     """The bill of one recorded hour per source, stacked: bytes, cores, idle accelerator.
 
@@ -170,6 +195,7 @@ def bill_split(table: pd.DataFrame) -> Figure:
     return fig
 
 
+@quiet_glyphs
 def value_curves(plan: Plan, problem: Problem) -> Figure:
     """Each source's value against the dollars spent on it, the plan's point, and the λ line.
 
@@ -212,6 +238,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
     return fig
 
 
+@quiet_glyphs
 def sensitivity_hours(frame: pd.DataFrame) -> Figure:
     """Hours bought of each source against the varied input (log scale), and the plan's value."""
     parameter = str(frame["parameter"].iloc[0])
@@ -235,6 +262,7 @@ def sensitivity_hours(frame: pd.DataFrame) -> Figure:
     return fig
 
 
+@quiet_glyphs
 def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     """The accelerator's busy fraction against the cores decoding for it, for one format."""
     need = float(row["cores_needed"])

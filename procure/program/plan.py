@@ -26,6 +26,9 @@ DEFAULT_TOLERANCE = 1e-4
 VALUE_ABS_TOLERANCE = 1e-6
 #: Default wall-time limit of one solve [s].
 DEFAULT_TIME_LIMIT = 120.0
+#: Share of the budget left unspent above which a plan with λ = 0 says the budget is more
+#: than anything can use [1].
+UNSPENT_SHARE = 1e-6
 #: Relative slack under which a capacity or mix row counts as binding, and the share of its
 #: room within which a source counts as at zero or at its cap [1].
 BINDING_TOLERANCE = 1e-7
@@ -282,12 +285,26 @@ def read_plan(
     for key, share in p.max_share.items():
         caps.append(row(f"max_share:{key}", "effective h", float(e[p.members(key)].sum()), share * float(e.sum())))
     notes = []
+    smallest = np.maximum(p.column("min_order_hours"), p.column("lot_hours"))
+    too_big = (smallest > room) & (room > 0)
+    for i in np.flatnonzero(too_big):
+        notes.append(
+            f"{s['source'].iloc[i]} cannot be bought: its smallest purchase ({smallest[i]:,.4g} h, its minimum "
+            f"order or one lot) is more than the {room[i]:,.4g} h that availability and capacities allow"
+        )
     if p.mode is Mode.BUDGET:
+        budget = float(p.budget or 0.0)
         least = p.least_order_usd
-        for i in np.flatnonzero((least > float(p.budget or 0.0)) & (least > 0)):
+        for i in np.flatnonzero((least > budget) & (least > 0) & ~too_big & (room > 0)):
             notes.append(
-                f"{s['source'].iloc[i]} cannot be bought: its minimum order costs ${least[i]:,.2f}, "
+                f"{s['source'].iloc[i]} cannot be bought: its smallest purchase costs ${least[i]:,.2f}, "
                 "more than the budget"
+            )
+        spent = float(purchase.sum() + transport.sum())
+        if lam == 0 and budget > 0 and spent < budget * (1 - UNSPENT_SHARE):
+            notes.append(
+                f"the budget is more than anything can use: the plan spends ${spent:,.2f} of ${budget:,.2f}; "
+                "availability and capacities bind (see the capacities)"
             )
     for i in np.flatnonzero(room <= 0):
         notes.append(f"{s['source'].iloc[i]} cannot be bought: nothing available or no capacity left")
