@@ -15,18 +15,43 @@ of them. :func:`solve` is the one entry point from a ledger to a plan.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .defaults import DEFAULT_TOLERANCE
 from .errors import InputError, LedgerError, ProcureError, SolveError
-from .ledger import Cluster, Ledger, cluster_with, configure, load_ledger, load_model_card, transport, variant
-from .pipeline import bill
-from .program import DEFAULT_TOLERANCE, Mode, Plan, Problem, Status, from_ledger
 
 if TYPE_CHECKING:
     from .analyses.rank import rank
     from .analyses.sensitivity import byte_price_range, sweep
+    from .ledger import Cluster, Ledger, cluster_with, configure, load_ledger, load_model_card, transport, variant
+    from .pipeline import bill
+    from .program import Mode, Plan, Problem, Status, from_ledger
+
+#: Public names served lazily (so that ``import procure`` and ``procure --help`` stay light),
+#: and the module each comes from.
+_LAZY = {
+    "Cluster": "ledger",
+    "Ledger": "ledger",
+    "cluster_with": "ledger",
+    "configure": "ledger",
+    "load_ledger": "ledger",
+    "load_model_card": "ledger",
+    "transport": "ledger",
+    "variant": "ledger",
+    "bill": "pipeline",
+    "pipeline": "",
+    "Mode": "program",
+    "Plan": "program",
+    "Problem": "program",
+    "Status": "program",
+    "from_ledger": "program",
+    "rank": "analyses.rank",
+    "sweep": "analyses.sensitivity",
+    "byte_price_range": "analyses.sensitivity",
+}
 
 __all__ = [
     "Cluster",
@@ -94,6 +119,8 @@ def solve(
     >>> round(procure.solve(budget=100_000).value, 1)  # doctest: +SKIP
     973.8
     """
+    from .ledger import Ledger, load_ledger
+    from .program import from_ledger
     from .program.solve import solve_problem
 
     loaded = ledger if isinstance(ledger, Ledger) else load_ledger(ledger)
@@ -102,13 +129,8 @@ def solve(
 
 
 def __getattr__(name: str) -> Any:
-    """Serve the analyses lazily, so that ``import procure`` does not load the solver."""
-    if name == "rank":
-        from .analyses.rank import rank as found
-    elif name in ("sweep", "byte_price_range"):
-        from .analyses import sensitivity
-
-        found = getattr(sensitivity, name)
-    else:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return found
+    if not _LAZY[name]:
+        return importlib.import_module(f".{name}", __name__)
+    return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)

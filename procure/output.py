@@ -9,8 +9,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .errors import InputError, invalid
 
 #: File endings a plot can be written to.
@@ -23,7 +21,7 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):  # a numpy scalar (numpy not imported here)
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None

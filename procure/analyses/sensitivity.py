@@ -19,19 +19,20 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ..defaults import MAX_STEPS, SWEEP_TOLERANCE, VARY_PARAMETERS
 from ..errors import invalid
 from ..ledger import Cluster, Ledger
-from ..program import DEFAULT_TOLERANCE, Mode, Plan, Problem, from_ledger
+from ..program import Mode, Plan, Problem, from_ledger
 from ..program.solve import Program
 
-#: Inputs :func:`sweep` can vary, with their units.
-PARAMETERS = {
-    "byte_price_x": "multiplier on the byte price [1]",
-    "budget": "$",
-    "accelerator_usd_per_hour": "$/accelerator-hour",
-    "core_usd_per_hour": "$/core-hour",
-    "params": "model parameters [1]",
-}
+#: Inputs :func:`sweep` can vary (:data:`procure.defaults.VARY_PARAMETERS`), with their units.
+PARAMETERS = dict(
+    zip(
+        VARY_PARAMETERS,
+        ("multiplier on the byte price [1]", "$", "$/accelerator-hour", "$/core-hour", "model parameters [1]"),
+        strict=True,
+    )
+)
 
 #: Columns of :func:`sweep`'s table with their units.
 SWEEP_COLUMNS = {
@@ -53,10 +54,6 @@ SWEEP_COLUMNS = {
 RANGING_PRECISION = 1e-4
 #: Widest multipliers :func:`byte_price_range` looks at [1].
 RANGING_LIMITS = (1e-4, 1e4)
-
-
-#: Most points a sweep solves.
-MAX_STEPS = 10_000
 
 
 def _check_grid(lo: float, hi: float, steps: int) -> np.ndarray:
@@ -133,7 +130,7 @@ def sweep(
     *,
     budget: float,
     cluster: Cluster | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
+    tolerance: float = SWEEP_TOLERANCE,
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Re-solve the plan at ``steps`` log-spaced values of ``parameter`` from ``lo`` to ``hi``.

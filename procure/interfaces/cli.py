@@ -13,30 +13,31 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.text import Text
 
+from ..defaults import (
+    DEFAULT_BUFFER,
+    DEFAULT_FRAMES,
+    DEFAULT_TIME_LIMIT,
+    DEFAULT_TOLERANCE,
+    DEFAULT_WARMUP,
+    MAX_STEPS,
+    RANK_CHOICES,
+    READ_CHOICES,
+    SWEEP_TOLERANCE,
+    TABLE_COLUMNS,
+    TABLE_ROWS,
+    VARY_PARAMETERS,
+)
 from ..errors import ProcureError
-from ..ledger import READ_CHOICES, Ledger, cluster_with, load_ledger, variant
 from ..output import check_output_path, check_plot_path, jsonable, write_all
-from ..pipeline.queue import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP, simulate
-from ..program import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, from_ledger
-from . import render
 
-#: Inputs ``procure sensitivity --vary`` takes, with their units (the sweep's own list, kept here
-#: so that ``--help`` does not load the solver; a test checks the two agree).
-VARY_PARAMETERS = ("byte_price_x", "budget", "accelerator_usd_per_hour", "core_usd_per_hour", "params")
-#: Tolerance of each plan of a sweep [1]: near a flat optimum, plans within 1e-4 of each other
-#: can differ by several percent in the hours of a source bought in part; at 1e-6 the hours
-#: of neighbouring points move only as the prices move them.
-SWEEP_TOLERANCE = 1e-6
-#: Most points of a sweep (:data:`procure.analyses.sensitivity.MAX_STEPS`).
-MAX_STEPS = 10_000
-#: ``procure rank --by`` choices (:data:`procure.analyses.rank.RANK_BY`).
-RANK_CHOICES = ("volume", "value", "share", "price")
+if TYPE_CHECKING:
+    from ..ledger import Ledger
 
 #: Width of the tables when the output is not a terminal (a file, a pipe) [characters].
 PIPE_WIDTH = 130
@@ -189,6 +190,8 @@ def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _variant_from(ledger: Ledger, o: dict[str, Any]) -> tuple[Any, Any]:
+    from ..ledger import cluster_with, variant
+
     cluster = cluster_with(
         ledger.cluster,
         model=o["model"],
@@ -250,6 +253,9 @@ def _plot_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 @_json_out_option
 def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
+    from ..ledger import load_ledger
+    from . import render
+
     out = Outputs(json_out=json_out, plot=plot)
     ledger = load_ledger(ledger_dir)
     row, cluster = _variant_from(ledger, options)
@@ -292,6 +298,10 @@ def simulate_command(
     **options: Any,
 ) -> None:
     """Run the pipeline as a queue and put its busy fraction beside the closed form's."""
+    from ..ledger import load_ledger
+    from ..pipeline.queue import simulate
+    from . import render
+
     out = Outputs(json_out=json_out, plot=plot)
     ledger = load_ledger(ledger_dir)
     row, cluster = _variant_from(ledger, options)
@@ -369,7 +379,7 @@ def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--ranging", is_flag=True, help="Also find the byte-price multipliers over which the plan keeps its shape."
 )
-@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {render.TABLE_ROWS}.")
+@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {TABLE_ROWS}.")
 @_plot_option("the value curves with the plan's points and the λ line")
 @_json_out_option
 def solve_command(
@@ -388,6 +398,10 @@ def solve_command(
     json_out: str | None,
 ) -> None:
     """What to buy next: the plan of most value for a budget (or least money for a value)."""
+    from ..ledger import load_ledger
+    from ..program import from_ledger
+    from . import render
+
     out = Outputs(json_out=json_out, csv_out=csv_out, plot=plot)
     if ranging and budget is None:
         raise click.UsageError("--ranging needs --budget")
@@ -435,12 +449,15 @@ def solve_command(
     "share: transport's share of the price; price: purchase price.",
 )
 @click.option("--budget", type=float, default=None, help="Add each source's hours, GB and value in this budget's plan.")
-@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {render.TABLE_ROWS}.")
+@click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {TABLE_ROWS}.")
 @_plot_option("the bill split per source (bytes, cores, idle)")
 @_json_out_option
 def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_row: bool, plot: Path | None,
                  json_out: str | None) -> None:  # fmt: skip
     """How sources rank by volume, value, transport share or price."""
+    from ..ledger import load_ledger
+    from . import render
+
     out = Outputs(json_out=json_out, plot=plot)
     from ..analyses.rank import rank
     from ..ledger import transport
@@ -483,9 +500,7 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
     help="Of each plan: tighter than solve's, so that hours do not move between points by more than prices do.",
 )
 @click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None, help="Write the table to FILE.")
-@click.option(
-    "--all", "every_row", is_flag=True, help=f"A column for every source, not the first {render.TABLE_COLUMNS}."
-)
+@click.option("--all", "every_row", is_flag=True, help=f"A column for every source, not the first {TABLE_COLUMNS}.")
 @_plot_option("hours per source against the input")
 @_json_out_option
 def sensitivity_command(
@@ -501,6 +516,9 @@ def sensitivity_command(
     json_out: str | None,
 ) -> None:
     """How the plan and the bill move with byte prices (or another input)."""
+    from ..ledger import load_ledger
+    from . import render
+
     if byte_range is not None and vary is not None:
         raise click.UsageError("give --byte-price-x or --vary, not both")
     if vary is not None:

@@ -15,14 +15,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..defaults import TABLE_COLUMNS, TABLE_ROWS
 from ..ledger import Cluster
 from ..pipeline.queue import SimulationResult
 from ..program import Plan
-
-#: Rows a table prints before it summarises the rest (``--all`` prints every row).
-TABLE_ROWS = 50
-#: Source columns the sweep table prints, the most bought first (``--all`` prints all).
-TABLE_COLUMNS = 8
 
 
 def _more(console: Console, shown: int, total: int, what: str) -> None:

@@ -7,12 +7,11 @@ import math
 
 import pandas as pd
 
+from ..defaults import READ_CHOICES
 from ..errors import invalid
 from .load import Cluster, Ledger, check_field, check_source_value, load_accelerators, load_model_card
 from .pricing import transport
 
-#: ``--read`` choices: frames of stored video in order or at random, or frames stored decoded.
-READ_CHOICES = ("order", "random", "decoded")
 #: Largest multiplier on the byte price [1].
 MOST_BYTE_PRICE_X = 1e4
 

@@ -37,14 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP
 from ..errors import invalid
 
-#: Default buffer between the decoders and the accelerator [frames] (seed §4).
-DEFAULT_BUFFER = 64
-#: Default frames simulated [frames].
-DEFAULT_FRAMES = 100_000
-#: Default share of the frames left out of the measurement as warm-up [1].
-DEFAULT_WARMUP = 0.1
 #: Overshoot of 1 in a busy fraction that is float rounding, not a fault [1].
 ROUNDING = 1e-12
 #: A busy fraction at least this close to 1 counts as the accelerator binding [1].

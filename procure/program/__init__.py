@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .plan import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, Plan, Status
+from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
+from .plan import Plan, Status
 from .problem import CAPACITIES, Mode, Problem, from_ledger, price_ledger
 
 #: Names served lazily, and the module each comes from.

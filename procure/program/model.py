@@ -188,6 +188,9 @@ class BuiltModel:
         Capacities that have a row (finite and used by some source).
     cut_points : dict of int to set of float
         The effective hours at which each source has a tangent cut [effective h].
+    cuts_in_model : bool
+        True when the cuts are Pyomo constraints of ``model.cuts``; False when they are kept
+        as points only and handed to the solver as rows (:mod:`procure.program.highs`).
     """
 
     model: pyo.ConcreteModel
@@ -196,6 +199,7 @@ class BuiltModel:
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     capacity_rows: list[str] = field(default_factory=list)
     cut_points: dict[int, set[float]] = field(default_factory=dict)
+    cuts_in_model: bool = True
 
     @property
     def hill_points(self) -> dict[int, int]:
@@ -205,6 +209,16 @@ class BuiltModel:
     def cuts(self) -> list[tuple[int, float]]:
         """Every tangent point so far, as (source, effective hours)."""
         return [(i, p) for i, points in self.cut_points.items() for p in sorted(points)]
+
+    def cut_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every tangent point so far, as arrays of sources and effective hours."""
+        pairs = self.cuts()
+        return np.array([i for i, _ in pairs], dtype=np.int64), np.array([p for _, p in pairs], dtype=float)
+
+    @property
+    def cut_count(self) -> int:
+        """Tangent cuts in the model."""
+        return sum(len(points) for points in self.cut_points.values())
 
     @property
     def has_integers(self) -> bool:
@@ -232,6 +246,7 @@ def build(
     hill_points: int = DEFAULT_HILL_POINTS,
     hill_breakpoints: Mapping[int, np.ndarray] | None = None,
     cuts: Sequence[tuple[int, float]] = (),
+    cuts_in_model: bool = True,
 ) -> BuiltModel:
     """Build the model of a problem in budget mode, with its tangent cuts (no I/O, no solve).
 
@@ -253,6 +268,10 @@ def build(
     cuts : sequence of (int, float)
         Tangent points to start with besides the first ones, as (source, effective hours):
         the cuts a rebuilt model keeps from the model it replaces.
+    cuts_in_model : bool, default True
+        Make each cut a Pyomo constraint of ``model.cuts``; False keeps only the points, for a
+        solver that takes the cuts as rows (:class:`procure.program.highs.HighsModel`), so
+        that no Pyomo expression is built per cut.
 
     Raises
     ------
@@ -327,7 +346,7 @@ def build(
 
     m.cuts = pyo.ConstraintList()
     hill = [i for i in range(n) if not a.concave[i]]
-    built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows)
+    built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows, cuts_in_model=cuts_in_model)
     first = [(i, p) for i in range(n) if a.concave[i] for p in initial_points(a, i)]
     first += [(i, p) for i, p in cuts if 0 <= i < n and a.concave[i]]
     add_cuts(built, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
@@ -374,17 +393,31 @@ def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> 
     return build(problem, hill_points=hill_points).model
 
 
-def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list[pyo.Constraint]:
+def tangent_rows(
+    arrays: SourceArrays, sources: np.ndarray, points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tangent cuts of ``sources`` at effective hours ``points`` as rows
+    ``z_i + coef·x_i ≤ rhs``: ``coef = −slope·a_i``, ``rhs = slope·a_i·h0_i + intercept``."""
+    a = arrays
+    sources = np.asarray(sources, dtype=np.int64)
+    if len(sources) == 0:
+        return sources, np.zeros(0), np.zeros(0)
+    slope, intercept = value.tangent(np.asarray(points, float), a.curve[sources], a.k[sources], a.shape[sources])
+    slope = np.asarray(slope, dtype=float)
+    return sources, -slope * a.rate[sources], slope * a.rate[sources] * a.held[sources] + intercept
+
+
+def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Add the tangents of ``sources`` at effective hours ``points`` to the model's cuts.
 
-    Each cut is ``z_i − slope·a_i·x_i ≤ slope·a_i·h0_i + intercept``; the tangents are computed
-    at once. A point where the source already has a cut is left out: no cut is added twice.
-    Returns the new constraint objects (to hand to a persistent solver).
+    A point where the source already has a cut is left out: no cut is added twice. The cuts
+    are recorded as points, and made Pyomo constraints of ``model.cuts`` when the model keeps
+    its cuts (``cuts_in_model``). Returns the new cuts as rows (:func:`tangent_rows`).
     """
-    if len(sources) == 0:
-        return []
     a, m = built.arrays, built.model
     sources = np.asarray(sources, dtype=np.int64)
+    if len(sources) == 0:
+        return tangent_rows(a, sources, np.zeros(0))
     # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
     points = np.maximum(
         np.asarray(points, dtype=float),
@@ -397,17 +430,12 @@ def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> list
         if not any(abs(p - q) <= scale for q in seen):
             seen.add(p)
             keep.append(j)
-    if not keep:
-        return []
-    sources, points = sources[keep], points[keep]
-    slope, intercept = value.tangent(points, a.curve[sources], a.k[sources], a.shape[sources])
-    coef = (-np.asarray(slope) * a.rate[sources]).tolist()
-    rhs = (np.asarray(slope) * a.rate[sources] * a.held[sources] + intercept).tolist()
-    add, z, x = m.cuts.add, m.z, m.x
-    return [
-        add(LinearExpression(constant=0.0, linear_coefs=[1.0, c], linear_vars=[z[i], x[i]]) <= r)
-        for i, c, r in zip(sources.tolist(), coef, rhs, strict=True)
-    ]
+    rows = tangent_rows(a, sources[keep], points[keep])
+    if built.cuts_in_model:
+        add, z, x = m.cuts.add, m.z, m.x
+        for i, c, r in zip(rows[0].tolist(), rows[1].tolist(), rows[2].tolist(), strict=True):
+            add(LinearExpression(constant=0.0, linear_coefs=[1.0, c], linear_vars=[z[i], x[i]]) <= r)
+    return rows
 
 
 def chord_rise(arrays: SourceArrays, i: int, xs: np.ndarray) -> np.ndarray:

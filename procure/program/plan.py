@@ -19,13 +19,9 @@ from ..output import jsonable
 from .problem import CAPACITIES, Mode, Problem
 from .value import value as value_at
 
-#: Default relative gap between the plan's upper bound and its true value [1].
-DEFAULT_TOLERANCE = 1e-4
 #: Absolute gap that counts as closed whatever the relative one [own-hour equivalents]: ten
 #: times HiGHS's primal feasibility tolerance (1e-7), below which the LP cannot tell plans apart.
 VALUE_ABS_TOLERANCE = 1e-6
-#: Default wall-time limit of one solve [s].
-DEFAULT_TIME_LIMIT = 120.0
 #: Share of the budget left unspent above which a plan with λ = 0 says the budget is more
 #: than anything can use [1].
 UNSPENT_SHARE = 1e-6

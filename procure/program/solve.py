@@ -7,9 +7,10 @@ How (measured on 2 cores; ``benchmarks/solve_scaling.py``):
 * Each round that does not certify makes progress it can prove: it adds tangent cuts that cut
   off the current point by more than the solver's tolerance (never a cut twice), or it doubles
   the breakpoints of the S-shaped curves where the gap lies, whichever holds more of the gap.
-* The model goes to HiGHS through Pyomo's persistent HiGHS interface (``pyomo.contrib.solver``):
-  the cuts of each round are added to the solver's model, not rebuilt, and a changed mutable
-  parameter (costs, budget) keeps the basis. A rebuilt model keeps the cuts found so far.
+* The model goes to HiGHS as one sparse matrix (:mod:`procure.program.highs`, through Pyomo's
+  ``LinearStandardFormCompiler``): the cuts of each round are appended as one batch of rows,
+  and a new budget or new costs change the matrix in place, so HiGHS keeps its basis. A
+  rebuilt model keeps the cuts found so far.
 * Target mode (the least money that reaches a value) brackets the money between a budget whose
   certified upper bound falls short of the target and one whose plan truly reaches it, and
   narrows the bracket with budget-mode solves of one model (Newton steps on λ, safeguarded by
@@ -22,25 +23,21 @@ How (measured on 2 cores; ``benchmarks/solve_scaling.py``):
 
 from __future__ import annotations
 
-import io
 import math
-import os
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.tee import capture_output
 from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import TerminationCondition
 
+from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import SolveError, invalid
+from .highs import HighsModel, Solution, handed_over, quiet_solver
 from .model import DEFAULT_HILL_POINTS, BuiltModel, add_cuts, build, refined_breakpoints, source_arrays
-from .plan import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, VALUE_ABS_TOLERANCE, Plan, read_plan
+from .plan import VALUE_ABS_TOLERANCE, Plan, read_plan
 from .problem import CAPACITIES, Mode, Problem, check_budget
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -59,45 +56,6 @@ TOLERANCE_FLOOR = 1e-9
 DUAL_ZERO = 1e-12
 #: Most budget-mode solves target mode makes while bracketing and narrowing the money.
 MAX_TARGET_STEPS = 200
-#: Environment variable that shows the solver's own output (and tracebacks).
-SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
-
-
-@contextmanager
-def quiet_solver() -> Iterator[None]:
-    """Capture what the solver writes to the process's standard output and error.
-
-    Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
-    """
-    buffer = io.StringIO()
-    try:
-        with capture_output(buffer, capture_fd=True):
-            yield
-    finally:
-        text = buffer.getvalue()
-        if text and os.environ.get(SHOW_SOLVER_OUTPUT):
-            sys.stderr.write(text)
-
-
-def _persistent_highs() -> Any:
-    """Pyomo's persistent HiGHS, told what changes between solves instead of rescanning.
-
-    Between solves only mutable parameters change (costs, budget) and cuts are added, which
-    :meth:`Program.solve` hands over itself; rescanning 10,000 sources' rows for changes took
-    about a tenth of a second a round.
-    """
-    opt = SolverFactory("highs")
-    au = opt.config.auto_updates
-    au.check_for_new_or_removed_constraints = False
-    au.check_for_new_or_removed_vars = False
-    au.check_for_new_or_removed_params = False
-    au.check_for_new_objective = False
-    au.update_constraints = False
-    au.update_vars = False
-    au.update_named_expressions = False
-    au.update_objective = False
-    au.update_parameters = True
-    return opt
 
 
 @dataclass
@@ -150,7 +108,7 @@ class Program:
         self.build_seconds = 0.0
         self._first_hill_points = hill_points
         self._built: BuiltModel | None = None
-        self.solver: Any = None
+        self._highs: HighsModel | None = None
         if problem.mode is Mode.BUDGET:
             self._build(problem)
 
@@ -168,9 +126,10 @@ class Program:
             hill_points=self._first_hill_points,
             hill_breakpoints=hill_breakpoints,
             cuts=old.cuts() if old is not None else (),
+            cuts_in_model=False,
         )
+        self._highs = handed_over(self._built)
         self.build_seconds += time.perf_counter() - t0
-        self.solver = _persistent_highs()
 
     @property
     def built(self) -> BuiltModel:
@@ -181,8 +140,15 @@ class Program:
 
     @property
     def model(self) -> pyo.ConcreteModel:
-        """The Pyomo model as built and refined so far."""
+        """The Pyomo model as built (its cuts are rows of :attr:`highs`, points of :attr:`built`)."""
         return self.built.model
+
+    @property
+    def highs(self) -> HighsModel:
+        """The model as handed to HiGHS."""
+        if self._highs is None:
+            raise invalid("model", None, "a target-mode program builds its model when it solves")
+        return self._highs
 
     def _budget_problem(self, budget: float) -> Problem:
         return replace(self.problem, budget=budget, target=None)
@@ -190,9 +156,13 @@ class Program:
     def _rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
         """Rebuild at the built budget, keeping cuts, breakpoints and the budget now set."""
         b = self.built
-        now = float(b.model.budget.value)
+        now = self.highs.budget
         self._build(self._budget_problem(b.budget), hill_breakpoints=hill_breakpoints)
-        self.model.budget = now
+        self._set_model_budget(now)
+
+    def _set_model_budget(self, budget: float) -> None:
+        self.model.budget = budget
+        self.highs.set_budget(budget)
 
     def _at_budget(self, budget: float) -> None:
         """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
@@ -200,7 +170,7 @@ class Program:
         if b is None or (np.any(b.arrays.budget_bounded) and budget > b.budget):
             self._build(self._budget_problem(budget))
         else:
-            self.model.budget = budget
+            self._set_model_budget(budget)
 
     # ------------------------------------------------------------------ changes between solves
 
@@ -208,8 +178,7 @@ class Program:
         """New all-in prices per hour [$/h], in source order; the cuts stay valid.
 
         Changes mutable parameters of the built model (the persistent solver keeps its
-        basis); rebuilds where a source's bound came from the budget and would loosen, or
-        where a source's cost becomes or stops being zero (a zero has no term in the budget row).
+        basis); rebuilds only where a source's bound came from the budget and would loosen.
         """
         cost = np.asarray(cost, dtype=float)
         if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
@@ -219,11 +188,13 @@ class Program:
         if b is None:
             return
         a = b.arrays
-        if np.any(a.budget_bounded & (cost < a.cost)) or np.any((cost > 0) != (a.cost > 0)):
+        if np.any(a.budget_bounded & (cost < a.cost)):
             self._rebuild()
             return
-        for data, c in zip(self.model.cost.values(), cost.tolist(), strict=True):
-            data.set_value(c)
+        params = self.model.cost
+        for i in np.flatnonzero(cost != a.cost).tolist():
+            params[i].set_value(float(cost[i]))
+        self.highs.set_costs(cost)
         a.cost = cost
 
     def set_budget(self, budget: float) -> None:
@@ -236,30 +207,18 @@ class Program:
 
     # ------------------------------------------------------------------ one solver call
 
-    def _solve_once(self, model: pyo.ConcreteModel, deadline: float, *, rel_gap: float, solver: Any = None) -> Any:
+    def _solve_once(self, deadline: float, *, rel_gap: float) -> Solution:
         left = deadline - time.perf_counter()
         if left <= 0:
             raise SolveError(f"out of time: the time limit of {self.time_limit:g} s was reached while refining")
-        opt = solver or self.solver
-        with quiet_solver():
-            res = opt.solve(
-                model,
-                load_solutions=False,
-                raise_exception_on_nonoptimal_result=False,
-                time_limit=left,
-                rel_gap=rel_gap,
-                tee=bool(os.environ.get(SHOW_SOLVER_OUTPUT)),
-            )
-        tc = res.termination_condition
-        if tc == TerminationCondition.convergenceCriteriaSatisfied:
-            return res
-        if tc == TerminationCondition.maxTimeLimit:
+        sol = self.highs.solve(left, rel_gap)
+        if sol.status == "optimal":
+            return sol
+        if sol.status == "time":
             raise SolveError(f"out of time: HiGHS reached the time limit of {self.time_limit:g} s")
-        if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
-            raise SolveError(self._diagnose(deadline))
-        if tc == TerminationCondition.unbounded:
-            raise SolveError("unbounded: the value has no ceiling (a free, unlimited source?)")
-        raise SolveError(f"HiGHS stopped without a solution: {tc.name}")
+        if sol.status == "infeasible":
+            raise SolveError(self._diagnose())
+        raise SolveError("unbounded: the value has no ceiling (a free, unlimited source?)")
 
     # ------------------------------------------------------------------ budget mode
 
@@ -273,21 +232,17 @@ class Program:
         rel_gap = tolerance * MIP_GAP_SHARE
         for rounds in range(1, MAX_ROUNDS + 1):
             built = self.built
-            a, m = built.arrays, built.model
-            res = self._solve_once(m, deadline, rel_gap=rel_gap)
-            xs, zs = list(m.x.values()), list(m.z.values())
-            if built.has_integers:
-                res.solution_loader.load_vars()  # the duals fix the integers at their values
-            found = res.solution_loader.get_vars(xs + zs)
-            x = np.clip(np.array([found[v] or 0.0 for v in xs]), 0.0, a.upper)
-            z = np.array([found[v] or 0.0 for v in zs])
+            a = built.arrays
+            res = self._solve_once(deadline, rel_gap=rel_gap)
+            x = np.clip(res.x, 0.0, a.upper)
+            z = res.z
             _e, v = a.value_of(x)
             true_value = float(v.sum())
-            bound = res.objective_bound if res.objective_bound is not None else res.incumbent_objective
+            bound = res.bound
             upper = max(float(bound), true_value)
             gap = (upper - true_value) / max(abs(upper), 1e-12)
             if gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE:
-                return _Refined(float(m.budget.value), x, true_value, upper, gap, rounds, res)
+                return _Refined(self.highs.budget, x, true_value, upper, gap, rounds, res)
             if not self._progress(built, x, z, v, upper, float(bound)):
                 if rel_gap > TOLERANCE_FLOOR:
                     rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
@@ -315,10 +270,9 @@ class Program:
             return False  # the gap is the branch and bound's: tighten it
         candidates = np.flatnonzero(over & a.concave)
         if len(candidates) and (cut_part >= hill_part or not np.any(over & ~a.concave)):
-            new = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + x[candidates]))
-            if new:
-                with quiet_solver():
-                    self.solver.add_constraints(new)
+            rows = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + x[candidates]))
+            if len(rows[0]):
+                self.highs.add_cuts(*rows)
                 return True
         coarse = [i for i in np.flatnonzero(over & ~a.concave).tolist() if i in built.hill_breakpoints]
         if coarse:
@@ -376,7 +330,7 @@ class Program:
             lambda_=lam,
             shadow_prices=shadow,
             rounds=rounds,
-            cuts=len(self.model.cuts),
+            cuts=self.built.cut_count,
             build_seconds=self.build_seconds,
             solve_seconds=time.perf_counter() - t0,
             money_lower_bound=money_lower_bound,
@@ -472,43 +426,23 @@ class Program:
         return self._read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
 
     def _budget_dual(self, r: _Refined) -> float:
-        """λ of a refined budget-mode solve [value per $] (0 if the budget does not bind)."""
+        """λ of a refined budget-mode solve just made [value per $] (0 if the budget does not bind)."""
         if self.built.has_integers:
             return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
-        duals = r.results.solution_loader.get_duals([self.model.budget_row])
-        return abs(float(duals.get(self.model.budget_row, 0.0)))
+        return self.highs.duals(r.results)[0]
 
     # ------------------------------------------------------------------ duals and diagnosis
 
-    def _duals(self, res: Any, deadline: float) -> tuple[float, dict[str, float]]:
+    def _duals(self, res: Solution, deadline: float) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
-        built = self.built
-        m = built.model
-        rows = [m.budget_row] + [m.capacity[r] for r in m.R] + [m.mix[g] for g in m.G]
-        if built.has_integers:
-            fixed = m.clone()
-            for var in (fixed.buy, fixed.lots):
-                for idx in var:
-                    var[idx].fix(round(var[idx].value or 0))
-            for i in fixed.H:
-                for var in fixed.hill[i].component_data_objects(pyo.Var, descend_into=True):
-                    if var.is_integer() or var.is_binary():
-                        var.fix(round(var.value or 0))
-            pyo.TransformationFactory("core.relax_integer_vars").apply_to(fixed)
-            res = self._solve_once(
-                fixed, time.perf_counter() + self.time_limit, rel_gap=0.0, solver=SolverFactory("highs")
-            )
-            rows = [fixed.find_component(r) for r in rows]
-        duals = res.solution_loader.get_duals(rows)
-        lam = abs(duals[rows[0]]) if rows[0] in duals else 0.0
+        lam, capacity, mix = self.highs.duals(res)
         shadow = dict.fromkeys(CAPACITIES, 0.0)
-        names = [str(r) for r in m.R] + [f"max_share:{k}" for k in self.problem.max_share]
-        for name, row in zip(names, rows[1:], strict=True):
-            d = duals.get(row, 0.0)
-            shadow[name] = abs(d) if abs(d) > DUAL_ZERO else 0.0
+        names = [str(r) for r in self.model.R] + [f"max_share:{k}" for k in self.problem.max_share]
+        for name, d in zip(names, capacity + mix, strict=True):
+            shadow[name] = d if d > DUAL_ZERO else 0.0
         return float(lam), shadow
 
-    def _diagnose(self, deadline: float) -> str:
+    def _diagnose(self) -> str:
         """Why no plan exists: which constraints conflict, and by how much."""
         p = self.problem
         built = self._built

@@ -133,7 +133,8 @@ def test_refinement_adds_no_cut_twice_and_certifies_small_s_curve_ledgers():
         plan = program.solve()
         assert plan.gap <= 1e-6 or plan.value_upper_bound - plan.value <= 1e-6
         points = [(i, p) for i, p in program.built.cuts()]
-        assert len(points) == len(set(points)) == len(program.model.cuts)
+        assert len(points) == len(set(points)) == program.highs.cut_rows == program.built.cut_count
+        assert program.highs.h.getNumRow() == program.highs.cut_rows + len(program.highs.row_of)
 
 
 def test_a_budget_that_buys_nothing_leaves_the_held_value():

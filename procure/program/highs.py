@@ -1,0 +1,234 @@
+"""The hand-over to HiGHS: a built Pyomo model as one sparse matrix, and cuts as batches.
+
+The model is compiled once by Pyomo's public ``LinearStandardFormCompiler`` (mixed form: each
+row keeps its ≤, ≥ or =), passed to ``highspy`` whole, and then changed in place: each
+round's tangent cuts are appended as one batch of rows, a new budget is one row bound, new
+costs are the budget row's coefficients that changed. The solution is read by column index.
+Nothing private of Pyomo's solver classes is used.
+
+HiGHS counts its time limit from the first run of a ``Highs`` object, across re-solves; each
+solve here sets the limit to the time used so far plus the time left.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+from pyomo.common.tee import capture_output
+from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+
+from ..errors import SolveError
+from .model import BuiltModel
+
+#: Environment variable that shows the solver's own output (and tracebacks).
+SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
+INF = highspy.kHighsInf
+
+
+@contextmanager
+def quiet_solver() -> Iterator[None]:
+    """Capture what the solver writes to the process's standard output and error.
+
+    Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
+    """
+    buffer = io.StringIO()
+    try:
+        with capture_output(buffer, capture_fd=True):
+            yield
+    finally:
+        text = buffer.getvalue()
+        if text and os.environ.get(SHOW_SOLVER_OUTPUT):
+            sys.stderr.write(text)
+
+
+def _new_highs() -> highspy.Highs:
+    with quiet_solver():
+        h = highspy.Highs()
+    verbose = bool(os.environ.get(SHOW_SOLVER_OUTPUT))
+    h.setOptionValue("output_flag", verbose)
+    h.setOptionValue("log_to_console", verbose)
+    return h
+
+
+@dataclass
+class Solution:
+    """One solve's answer, by column and by named row."""
+
+    status: str  # "optimal" | "infeasible" | "unbounded" | "time"
+    x: np.ndarray
+    z: np.ndarray
+    bound: float
+    objective: float
+    columns: np.ndarray
+
+
+class HighsModel:
+    """A built model handed to HiGHS as one matrix, re-solvable in place.
+
+    Parameters
+    ----------
+    built : BuiltModel
+        The model, built without its cuts (``cuts_in_model=False``): its cut points are
+        handed over as rows by :meth:`add_cuts`.
+    """
+
+    def __init__(self, built: BuiltModel) -> None:
+        m = built.model
+        info = LinearStandardFormCompiler().write(m, mixed_form=True, set_sense=None)
+        self.built = built
+        col_of = {id(v): j for j, v in enumerate(info.columns)}
+        n_col = len(info.columns)
+        self.x_cols = np.array([col_of.get(id(m.x[i]), -1) for i in m.S], dtype=np.int64)
+        self.z_cols = np.array([col_of.get(id(m.z[i]), -1) for i in m.S], dtype=np.int64)
+        lower = np.array([-INF if v.lb is None else float(v.lb) for v in info.columns])
+        upper = np.array([INF if v.ub is None else float(v.ub) for v in info.columns])
+        self.integer = np.array([v.is_integer() or v.is_binary() for v in info.columns], dtype=bool)
+        self.row_of: dict[int, int] = {}
+        row_lower, row_upper = [], []
+        for k, (con, sign) in enumerate(info.rows):
+            self.row_of.setdefault(id(con), k)
+            rhs = float(info.rhs[k])
+            row_lower.append(-INF if sign == 1 else rhs)
+            row_upper.append(INF if sign == -1 else rhs)
+        a = info.A.tocsc()
+        lp = highspy.HighsLp()
+        lp.num_col_ = n_col
+        lp.num_row_ = len(info.rows)
+        lp.col_cost_ = np.asarray(info.c.toarray()[0] if info.c.shape[0] else np.zeros(n_col), dtype=float)
+        lp.col_lower_ = lower
+        lp.col_upper_ = upper
+        lp.row_lower_ = np.array(row_lower, dtype=float)
+        lp.row_upper_ = np.array(row_upper, dtype=float)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = a.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = a.indices.astype(np.int32)
+        lp.a_matrix_.value_ = a.data.astype(float)
+        if self.integer.any():
+            lp.integrality_ = [
+                highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous for flag in self.integer
+            ]
+        lp.sense_ = highspy.ObjSense.kMaximize
+        self.h = _new_highs()
+        with quiet_solver():
+            self.h.passModel(lp)
+        self.budget_row = self.row_of[id(m.budget_row)]
+        self.capacity_rows = [self.row_of.get(id(m.capacity[r]), -1) for r in m.R]
+        self.mix_rows = [self.row_of.get(id(m.mix[g]), -1) for g in m.G]
+        self.cost = np.array([float(m.cost[i].value) for i in m.S])
+        self.budget = float(m.budget.value)
+        #: Rows of the matrix that are tangent cuts.
+        self.cut_rows = 0
+
+    # ------------------------------------------------------------------ changes
+
+    def add_cuts(self, sources: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
+        """Append tangent cuts ``z_i + coef·x_i ≤ rhs`` as one batch of rows."""
+        k = len(sources)
+        if k == 0:
+            return
+        index = np.empty(2 * k, dtype=np.int32)
+        index[0::2], index[1::2] = self.z_cols[sources], self.x_cols[sources]
+        value = np.empty(2 * k)
+        value[0::2], value[1::2] = 1.0, coef
+        with quiet_solver():
+            self.h.addRows(k, np.full(k, -INF), np.asarray(rhs, float), 2 * k,
+                           np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
+        self.cut_rows += k
+
+    def set_budget(self, budget: float) -> None:
+        """A new right-hand side of the budget row [$], sent only if it changed."""
+        if budget != self.budget:
+            self.h.changeRowBounds(self.budget_row, -INF, float(budget))
+            self.budget = float(budget)
+
+    def set_costs(self, cost: np.ndarray) -> None:
+        """New budget-row coefficients [$/h]; only those that changed are sent, and a zero
+        that stays zero is not sent at all."""
+        changed = np.flatnonzero(cost != self.cost)
+        with quiet_solver():
+            for i in changed.tolist():
+                if self.x_cols[i] >= 0:
+                    self.h.changeCoeff(self.budget_row, int(self.x_cols[i]), float(cost[i]))
+        self.cost = np.asarray(cost, dtype=float).copy()
+
+    # ------------------------------------------------------------------ solving
+
+    def solve(self, time_left: float, rel_gap: float) -> Solution:
+        """Solve; the time limit is counted from the first run of this HiGHS object."""
+        h = self.h
+        h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, 1e-3)))
+        h.setOptionValue("mip_rel_gap", float(rel_gap))
+        with quiet_solver():
+            h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            return self._empty("time")
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return self._empty("infeasible")
+        if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+            return self._empty("unbounded")
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise SolveError(f"HiGHS stopped without a solution: {h.modelStatusToString(status)}")
+        columns = np.asarray(h.getSolution().col_value, dtype=float)
+        info = h.getInfo()
+        objective = float(info.objective_function_value)
+        bound = float(info.mip_dual_bound) if self.integer.any() else objective
+        if not math.isfinite(bound):
+            bound = objective
+        return Solution("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols), bound,
+                        objective, columns)  # fmt: skip
+
+    def _empty(self, status: str) -> Solution:
+        nothing = np.zeros(len(self.x_cols))
+        return Solution(status, nothing, nothing, math.nan, math.nan, np.zeros(0))
+
+    @staticmethod
+    def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
+
+    def row_duals(self, solution: Solution) -> np.ndarray:
+        """Duals of every row at ``solution``; with integers, from the LP with them fixed."""
+        if not self.integer.any():
+            return np.asarray(self.h.getSolution().row_dual, dtype=float)
+        lp = self.h.getLp()
+        fixed = np.round(solution.columns[self.integer])
+        lower = np.asarray(lp.col_lower_, dtype=float)
+        upper = np.asarray(lp.col_upper_, dtype=float)
+        lower[self.integer] = fixed
+        upper[self.integer] = fixed
+        lp.col_lower_, lp.col_upper_ = lower, upper
+        lp.integrality_ = []
+        h = _new_highs()
+        with quiet_solver():
+            h.passModel(lp)
+            h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise SolveError("the LP with the plan's integers fixed has no solution: the duals cannot be read")
+        return np.asarray(h.getSolution().row_dual, dtype=float)
+
+    def duals(self, solution: Solution) -> tuple[float, list[float], list[float]]:
+        """The budget row's dual and those of the capacity and mix rows [value per unit]."""
+        rows = self.row_duals(solution)
+
+        def at(k: int) -> float:
+            return abs(float(rows[k])) if k >= 0 else 0.0
+
+        return at(self.budget_row), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
+
+
+def handed_over(built: BuiltModel) -> HighsModel:
+    """The model handed to HiGHS, with every cut point the built model has, as rows."""
+    from .model import tangent_rows
+
+    hm = HighsModel(built)
+    sources, points = built.cut_arrays()
+    hm.add_cuts(*tangent_rows(built.arrays, sources, points))
+    return hm
