@@ -1,6 +1,6 @@
-"""The program at scale: procure (Pyomo + HiGHS) against the same LPs built in raw highspy.
+"""The program at scale: procure (Pyomo + HiGHS) against the same algorithm in raw highspy.
 
-    python benchmarks/solve_scaling.py [--sizes 1000 10000] [--repeat 2]
+    python benchmarks/solve_scaling.py [--sizes 1000 10000 100000] [--repeat 5]
 
 For each size, on a random ledger (``procure.ledger.synthetic.random_ledger``) with a budget of
 $200 a source:
@@ -12,23 +12,26 @@ $200 a source:
 * highspy, 16 cuts: a fixed grid of 16 tangents per source, one solve (the formulation the
   design notes measured), its gap to the true value reported.
 
-Prints seconds, rounds, rows and the ratio procure / highspy-adaptive.
+The methods are interleaved and repeated; each ratio is the median of the per-repeat ratios
+with its min–max (goal: procure ≤ 2× raw adaptive). Then the integer case: 1,000 sources of
+which a tenth have S-shaped hill curves, lots or fees, procure alone (its certified time).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import statistics
 
 import highspy
 import numpy as np
+from timing import interleaved, machine, ratio
 
-from procure import from_ledger
+from procure import Ledger, from_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program import value
 from procure.program.model import initial_points, source_arrays
 from procure.program.plan import VALUE_ABS_TOLERANCE
-from procure.program.solve import CUT_THRESHOLD, Program
+from procure.program.solve import CUT_MIN_EXCESS, CUT_THRESHOLD, Program
 
 TOLERANCE = 1e-4
 
@@ -74,8 +77,9 @@ def _add_cuts(h, st, n, sources, points) -> int:
 
 def first_cuts(h, st, n) -> int:
     """procure's first tangents, as rows of ``h``."""
-    first = [(i, p) for i in range(n) if st.concave[i] for p in initial_points(st, i)]
-    return _add_cuts(h, st, n, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
+    sources, points = initial_points(st)
+    pairs = np.unique(np.column_stack([sources, points]), axis=0)  # one cut per point, as procure keeps
+    return _add_cuts(h, st, n, pairs[:, 0].astype(np.int64), pairs[:, 1])
 
 
 def refine(h, st, n) -> tuple[float, int, int]:
@@ -96,7 +100,7 @@ def refine(h, st, n) -> tuple[float, int, int]:
         if gap / abs(upper) <= TOLERANCE or gap <= VALUE_ABS_TOLERANCE:
             h.getSolution().row_dual  # duals, as procure reads them  # noqa: B018
             return float(v.sum()), rounds, added
-        over = np.flatnonzero(((z - v) > CUT_THRESHOLD * max(1.0, abs(upper))) & st.concave)
+        over = np.flatnonzero(((z - v) > max(CUT_THRESHOLD * max(1.0, abs(upper)), CUT_MIN_EXCESS)) & st.concave)
         added += _add_cuts(h, st, n, over, e[over])
 
 
@@ -125,33 +129,69 @@ def highspy_fixed(problem, cuts: int = 16) -> tuple[float, float, int]:
     return v, (upper - v) / abs(upper), rows
 
 
-def best_of(repeat, fn, *args):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+def integer_ledger(n: int, seed: int = 1) -> Ledger:
+    """A random ledger of ``n`` sources, a tenth of them with S-shaped hill curves, lots or fees."""
+    ledger = random_ledger(n, seed=seed)
+    rows = ledger.sources.copy()
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(n, size=max(n // 10, 3), replace=False)
+    kinds = np.arange(len(pick)) % 3
+    hill, lots, fees = pick[kinds == 0], pick[kinds == 1], pick[kinds == 2]
+    rows.loc[hill, "curve"] = "hill"
+    rows.loc[hill, "curve_shape"] = rng.uniform(1.5, 3.0, len(hill))
+    rows.loc[lots, "lot_hours"] = 25.0
+    rows.loc[fees, "fixed_fee_usd"] = rng.uniform(100, 1_000, len(fees))
+    rows.loc[fees, "min_order_hours"] = 10.0
+    return Ledger(rows, ledger.cluster, ledger.path)
+
+
+def _keep(store: dict, key: str, fn, problem):
+    """A method that solves ``problem`` with ``fn`` and keeps the answer under ``key``."""
+    return lambda: store.__setitem__(key, fn(problem))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--integer", type=int, default=1_000, help="Sources of the integer case (0: skip).")
     args = parser.parse_args()
+    print(machine())
     for n in args.sizes:
         problem = from_ledger(random_ledger(n, seed=1), budget=200.0 * n)
-        t_p, plan = best_of(args.repeat, lambda p: Program(p, tolerance=TOLERANCE).solve(), problem)
-        t_h, (v_h, rounds_h, rows_h) = best_of(args.repeat, highspy_adaptive, problem)
-        t_f, (v_f, gap_f, rows_f) = best_of(args.repeat, highspy_fixed, problem)
+        out: dict[str, object] = {}
+        t = interleaved(
+            {
+                "procure": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
+                "raw": _keep(out, "raw", highspy_adaptive, problem),
+                "fixed": _keep(out, "fixed", highspy_fixed, problem),
+            },
+            args.repeat,
+        )
+        plan = out["procure"]
+        v_h, rounds_h, rows_h = out["raw"]  # type: ignore[misc]
+        v_f, gap_f, rows_f = out["fixed"]  # type: ignore[misc]
         print(f"{n:,} sources")
         print(
-            f"  procure (Pyomo+HiGHS), adaptive: {t_p:6.2f} s  build {plan.build_seconds:.2f} s, "
-            f"{plan.rounds} rounds, {plan.cuts:,} cuts, value {plan.value:,.3f}, gap {plan.gap:.1e}"
+            f"  procure: {statistics.median(t['procure']):6.2f} s  build {plan.build_seconds:.2f} s, "  # type: ignore[attr-defined]
+            f"{plan.rounds} rounds, {plan.cuts:,} cuts, value {plan.value:,.3f}, gap {plan.gap:.1e}"  # type: ignore[attr-defined]
         )
-        print(f"  raw highspy, adaptive:           {t_h:6.2f} s  {rounds_h} rounds, {rows_h:,} cuts, value {v_h:,.3f}")
-        print(f"  raw highspy, 16 fixed cuts:      {t_f:6.2f} s  {rows_f:,} cuts, value {v_f:,.3f}, gap {gap_f:.1e}")
-        print(f"  ratio procure / raw adaptive: {t_p / t_h:.1f}x;  procure / raw 16 cuts: {t_p / t_f:.1f}x")
+        print(f"  raw highspy, adaptive: {statistics.median(t['raw']):6.2f} s  {rounds_h} rounds, {rows_h:,} cuts, "
+              f"value {v_h:,.3f}")  # fmt: skip
+        print(f"  raw highspy, 16 fixed cuts: {statistics.median(t['fixed']):6.2f} s  {rows_f:,} cuts, "
+              f"value {v_f:,.3f}, gap {gap_f:.1e}")  # fmt: skip
+        print("  " + ratio("procure / raw highspy adaptive", t["procure"], t["raw"], "≤ 2x"))
+        print("  " + ratio("procure / raw highspy 16 fixed cuts", t["procure"], t["fixed"]))
+    if args.integer:
+        problem = from_ledger(integer_ledger(args.integer), budget=200.0 * args.integer)
+        plans = []
+        t = interleaved({"procure": lambda: plans.append(Program(problem, tolerance=TOLERANCE).solve())}, args.repeat)
+        plan = plans[-1]
+        print(
+            f"integer case, {args.integer:,} sources (a tenth with hill curves, lots or fees): median "
+            f"{statistics.median(t['procure']):.2f} s (min {min(t['procure']):.2f}, max {max(t['procure']):.2f}), "
+            f"{plan.rounds} rounds, value {plan.value:,.3f}, gap {plan.gap:.1e}"
+        )
 
 
 if __name__ == "__main__":

@@ -186,8 +186,9 @@ class BuiltModel:
         The breakpoints of each hill source, in hours bought [h].
     capacity_rows : list of str
         Capacities that have a row (finite and used by some source).
-    cut_points : dict of int to set of float
-        The effective hours at which each source has a tangent cut [effective h].
+    cut_points : dict of int to dict of float to float
+        The effective hours at which each source has a tangent cut [effective h], keyed by the
+        point in units of :data:`SAME_POINT` times the curve's scale (two points that close are one).
     cuts_in_model : bool
         True when the cuts are Pyomo constraints of ``model.cuts``; False when they are kept
         as points only and handed to the solver as rows (:mod:`procure.program.highs`).
@@ -198,7 +199,7 @@ class BuiltModel:
     budget: float
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     capacity_rows: list[str] = field(default_factory=list)
-    cut_points: dict[int, set[float]] = field(default_factory=dict)
+    cut_points: dict[int, dict[float, float]] = field(default_factory=dict)
     cuts_in_model: bool = True
 
     @property
@@ -208,7 +209,7 @@ class BuiltModel:
 
     def cuts(self) -> list[tuple[int, float]]:
         """Every tangent point so far, as (source, effective hours)."""
-        return [(i, p) for i, points in self.cut_points.items() for p in sorted(points)]
+        return [(i, p) for i, points in self.cut_points.items() for p in sorted(points.values())]
 
     def cut_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """Every tangent point so far, as arrays of sources and effective hours."""
@@ -227,17 +228,23 @@ class BuiltModel:
         return bool(len(m.B) or len(m.L) or len(m.H))
 
 
-def initial_points(arrays: SourceArrays, i: int) -> list[float]:
-    """Effective hours at which the first tangents of source ``i`` touch its curve."""
+def initial_points(arrays: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
+    """Sources and effective hours at which the first tangents touch the concave curves: the
+    held point, :data:`INITIAL_CUT_POINTS` times the scale (within the source's range) and the
+    end of the range; one point for a linear curve or a source that adds no effective hours."""
     a = arrays
-    lo = a.rate[i] * a.held[i]
-    hi = a.rate[i] * (a.held[i] + a.upper[i])
-    if a.curve[i] == "linear" or a.rate[i] == 0:
-        return [lo]
-    pts = {lo} | {min(max(f * a.k[i], lo), hi) for f in INITIAL_CUT_POINTS}
-    if math.isfinite(hi):
-        pts.add(hi)
-    return sorted(p for p in pts if math.isfinite(p))
+    lo = a.rate * a.held
+    hi = a.rate * (a.held + a.upper)
+    scaled = np.clip(np.outer(a.k, INITIAL_CUT_POINTS), lo[:, None], hi[:, None])
+    points = np.column_stack([lo, scaled, hi])
+    single = (a.curve == "linear") | (a.rate == 0)
+    points[single, 1:] = np.nan
+    points[~np.isfinite(points)] = np.nan
+    points[~a.concave] = np.nan
+    sources = np.repeat(np.arange(len(lo)), points.shape[1])
+    flat = points.ravel()
+    keep = ~np.isnan(flat)
+    return sources[keep], flat[keep]
 
 
 def build(
@@ -287,7 +294,7 @@ def build(
     ub = [float(u) if math.isfinite(u) else None for u in a.upper]
     m.x = pyo.Var(m.S, bounds=lambda _m, i: (0.0, ub[i]), initialize=0.0)
     m.z = pyo.Var(m.S)
-    m.cost = pyo.Param(m.S, mutable=True, initialize=lambda _m, i: float(a.cost[i]))
+    m.cost = pyo.Param(m.S, mutable=True, initialize=dict(enumerate(a.cost.tolist())))
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
 
     fee = problem.column("fixed_fee_usd")
@@ -315,7 +322,12 @@ def build(
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
     # A source that costs nothing has no term: no zero coefficient is handed to the solver.
-    spend = sum(m.cost[i] * m.x[i] for i in m.S if a.cost[i] > 0) + sum(float(fee[i]) * m.buy[i] for i in m.B)
+    paid = [i for i in range(n) if a.cost[i] > 0]
+    spend = LinearExpression(
+        constant=0.0,
+        linear_coefs=[m.cost[i] for i in paid] + [float(fee[i]) for i in m.B],
+        linear_vars=[m.x[i] for i in paid] + [m.buy[i] for i in m.B],
+    )
     m.budget_row = pyo.Constraint(expr=spend <= m.budget)
 
     rows = [
@@ -347,9 +359,11 @@ def build(
     m.cuts = pyo.ConstraintList()
     hill = [i for i in range(n) if not a.concave[i]]
     built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows, cuts_in_model=cuts_in_model)
-    first = [(i, p) for i in range(n) if a.concave[i] for p in initial_points(a, i)]
-    first += [(i, p) for i, p in cuts if 0 <= i < n and a.concave[i]]
-    add_cuts(built, np.array([i for i, _ in first], dtype=np.int64), np.array([p for _, p in first]))
+    sources, points = initial_points(a)
+    kept = [(i, p) for i, p in cuts if 0 <= i < n and a.concave[i]]
+    sources = np.concatenate([sources, np.array([i for i, _ in kept], dtype=np.int64)])
+    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
+    add_cuts(built, sources, points)
     m.H = pyo.Set(initialize=hill, ordered=True)
     if hill:
         given = hill_breakpoints or {}
@@ -359,7 +373,9 @@ def build(
         m.hill = pyo.Piecewise(
             m.H, m.z, m.x, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
         )
-    m.objective = pyo.Objective(expr=sum(m.z[i] for i in m.S), sense=pyo.maximize)
+    m.objective = pyo.Objective(
+        expr=LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.z.values())), sense=pyo.maximize
+    )
     return built
 
 
@@ -423,12 +439,13 @@ def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> tupl
         np.asarray(points, dtype=float),
         np.where(a.curve[sources] == "hill", SMALLEST_TANGENT_POINT * a.k[sources], 0.0),
     )
+    scale = SAME_POINT * np.maximum(1.0, np.where(np.isfinite(a.k[sources]), a.k[sources], 1.0))
+    keys = np.round(points / scale).tolist()
     keep = []
-    for j, (i, p) in enumerate(zip(sources.tolist(), points.tolist(), strict=True)):
-        seen = built.cut_points.setdefault(i, set())
-        scale = SAME_POINT * max(1.0, float(a.k[i]) if math.isfinite(a.k[i]) else 1.0)
-        if not any(abs(p - q) <= scale for q in seen):
-            seen.add(p)
+    for j, (i, key, p) in enumerate(zip(sources.tolist(), keys, points.tolist(), strict=True)):
+        seen = built.cut_points.setdefault(i, {})
+        if key not in seen:
+            seen[key] = p
             keep.append(j)
     rows = tangent_rows(a, sources[keep], points[keep])
     if built.cuts_in_model:
