@@ -128,3 +128,21 @@ def test_procure_bill_loads_no_solver_and_no_plotting():
     assert "procure.pipeline.formulas" in loaded
     assert "pyomo" not in loaded
     assert "matplotlib" not in loaded
+
+
+def test_help_and_version_load_no_numpy():
+    for flag in ("--help", "--version"):
+        loaded = _loaded_after(
+            "import contextlib, io\nfrom procure.interfaces.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['{flag}']) == 0"
+        )
+        assert "numpy" not in loaded and "pandas" not in loaded and "pyomo" not in loaded, flag
+
+
+def test_option_defaults_agree_with_the_modules_that_use_them():
+    from procure.analyses.rank import RANK_BY
+    from procure.analyses.sensitivity import PARAMETERS
+    from procure.defaults import RANK_CHOICES, VARY_PARAMETERS
+
+    assert tuple(PARAMETERS) == VARY_PARAMETERS
+    assert tuple(RANK_BY) == RANK_CHOICES

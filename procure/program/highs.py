@@ -23,7 +23,7 @@ import math
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import highspy
@@ -56,12 +56,22 @@ def quiet_solver() -> Iterator[None]:
             sys.stderr.write(text)
 
 
+def _verbose() -> bool:
+    return bool(os.environ.get(SHOW_SOLVER_OUTPUT))
+
+
+def _solver_streams() -> AbstractContextManager[None]:
+    """Around a call into HiGHS: with ``output_flag`` off it prints nothing, so nothing to
+    capture (the capture costs a thread hand-off a call); with the log asked for, the log goes
+    to standard error, never standard output."""
+    return quiet_solver() if _verbose() else nullcontext()
+
+
 def _new_highs() -> highspy.Highs:
-    with quiet_solver():
+    with quiet_solver():  # its constructor prints a banner whatever the options
         h = highspy.Highs()
-    verbose = bool(os.environ.get(SHOW_SOLVER_OUTPUT))
-    h.setOptionValue("output_flag", verbose)
-    h.setOptionValue("log_to_console", verbose)
+    h.setOptionValue("output_flag", _verbose())
+    h.setOptionValue("log_to_console", _verbose())
     return h
 
 
@@ -139,7 +149,7 @@ class HighsModel:
             ]
         lp.sense_ = highspy.ObjSense.kMaximize
         self.h = _new_highs()
-        with quiet_solver():
+        with _solver_streams():
             self.h.passModel(lp)
         self.budget_row = self.row_of[id(m.budget_row)]
         self.capacity_rows = [self.row_of.get(id(m.capacity[r]), -1) for r in m.R]
@@ -160,7 +170,7 @@ class HighsModel:
         index[0::2], index[1::2] = self.z_cols[sources], self.x_cols[sources]
         value = np.empty(2 * k)
         value[0::2], value[1::2] = 1.0, coef
-        with quiet_solver():
+        with _solver_streams():
             self.h.addRows(k, np.full(k, -INF), np.asarray(rhs, float), 2 * k,
                            np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
         self.cut_rows += k
@@ -175,7 +185,7 @@ class HighsModel:
         """New budget-row coefficients [$/h]; only those that changed are sent, and a zero
         that stays zero is not sent at all."""
         changed = np.flatnonzero(cost != self.cost)
-        with quiet_solver():
+        with _solver_streams():
             for i in changed.tolist():
                 if self.x_cols[i] >= 0:
                     self.h.changeCoeff(self.budget_row, int(self.x_cols[i]), float(cost[i]))
@@ -188,7 +198,7 @@ class HighsModel:
         h = self.h
         h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, 1e-3)))
         h.setOptionValue("mip_rel_gap", float(rel_gap))
-        with quiet_solver():
+        with _solver_streams():
             h.run()
         status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
@@ -229,7 +239,7 @@ class HighsModel:
         lp.col_lower_, lp.col_upper_ = lower, upper
         lp.integrality_ = []
         h = _new_highs()
-        with quiet_solver():
+        with _solver_streams():
             h.passModel(lp)
             h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
