@@ -257,3 +257,41 @@ def print_ranging(console: Console, span: tuple[float, float], limits: tuple[flo
         f"The plan keeps its shape (the same sources bought, the same constraints binding) for byte prices "
         f"from {low} to {high} times the ledger's (the search looks from {limits[0]:g} to {limits[1]:g})."
     )
+
+
+def print_calibration(console: Console, files: list[Any], total: dict[str, Any]) -> None:
+    """Each file's calibration, then the values a ledger row takes."""
+    table = Table(title="Calibration: one decoding thread, frames decoded and converted to RGB", title_justify="left")
+    for head in ("file", "codec", "size", "fps", "frames", "bit/px", "gop", "decode fps (min–max)",
+                 "1080p fps", "random read frames"):  # fmt: skip
+        table.add_column(head, justify="left" if head in ("file", "codec") else "right")
+    for f in files:
+        table.add_row(
+            Text(f.file), Text(f.codec), f"{f.width}×{f.height}", f"{f.fps:g}", f"{f.frames:,}",
+            f"{f.bits_per_pixel:.4f}", f"{f.gop:g}",
+            f"{f.decode_fps:,.0f} ({f.decode_fps_min:,.0f}–{f.decode_fps_max:,.0f})",
+            f"{f.core_fps_1080p:,.1f}", f"{f.random_read_frames:.2f}",
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        Text(
+            f"For a ledger row: codec {total['codec']}, {total['width']}×{total['height']} at {total['fps']:g} fps, "
+            f"bits_per_pixel {total['bits_per_pixel']:.4f}, gop {total['gop']:g}, "
+            f"core_fps_1080p {total['core_fps_1080p']:,.1f}"
+        )
+    )
+
+
+def print_row(console: Console, row: dict[str, Any]) -> None:
+    """One ledger row, a column a line."""
+    table = Table(title="Ledger row", title_justify="left", show_header=False)
+    table.add_column("column")
+    table.add_column("value", justify="right")
+    for column, value in row.items():
+        shown = (
+            ""
+            if isinstance(value, float) and value != value
+            else (f"{value:,.6g}" if isinstance(value, float) else str(value))
+        )
+        table.add_row(column, Text(shown))
+    console.print(table)

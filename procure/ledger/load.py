@@ -75,7 +75,7 @@ class Column:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         if self.kind == "text":
-            return "non-empty text"
+            return "non-empty text" if self.default is None else "text"
         low = f"> {self.low:g}" if self.low_open else f"≥ {self.low:g}"
         high = f" and ≤ {self.high:g}" if math.isfinite(self.high) else ""
         return f"a number {low}{high}"
@@ -106,6 +106,19 @@ SOURCE_COLUMNS: dict[str, Column] = {
         "bit/px", DEFAULT_BITS_PER_PIXEL, low=0, low_open=True, high=64, doc="encoded stream rate (64: raw 16-bit RGBA)"
     ),
     "extra_bytes_per_s": Column("B/s", 0.0, high=1e10, doc="non-video channels (force/torque)"),
+    "codec": Column("text", "", kind="text", blank="not recorded", doc="the video's codec (h264, av1, …), as measured"),
+    "gop": Column(
+        "frames", math.nan, low=1, high=100_000, blank="the cluster's", doc="frames between keyframes of this source"
+    ),
+    "core_fps_1080p": Column(
+        "frames/s",
+        math.nan,
+        low=0,
+        low_open=True,
+        high=1e6,
+        blank="the cluster's",
+        doc="one core's 1080p-equivalent decode rate for this source's video",
+    ),
     "stored": Column("", "video", kind="choice", choices=STORED_MODES, doc="how frames are kept"),
     "read": Column("", "order", kind="choice", choices=READ_MODES, doc="how frames are read"),
     "exchange_rate": Column("own-hours per hour", 1.0, high=1_000, doc="ρ"),

@@ -10,6 +10,14 @@ from ..pipeline import bill, formulas
 from .load import Cluster
 
 
+def _own_or(sources: pd.DataFrame, column: str, cluster_value: float) -> np.ndarray:
+    """A source's own value of ``column`` where it has one, else the cluster's."""
+    if column not in sources:
+        return np.full(len(sources), float(cluster_value))
+    own = pd.to_numeric(sources[column], errors="coerce").to_numpy(dtype=float)
+    return np.where(np.isnan(own), float(cluster_value), own)
+
+
 def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     """One configuration row per source: the source's format with the cluster's numbers.
 
@@ -35,10 +43,11 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     out["peak_flops"] = cluster.peak_flops
     out["cores"] = cluster.cores_per_accelerator
     out["nvdec_engines"] = cluster.nvdec_engines if cluster.nvdec else 0
-    out["core_fps_1080p"] = cluster.core_fps_1080p
+    # Per-source decoding columns: blank (NaN) takes the cluster's value.
+    out["core_fps_1080p"] = _own_or(sources, "core_fps_1080p", cluster.core_fps_1080p)
     out["nvdec_fps_1080p"] = cluster.nvdec_fps_1080p
     out["link_bytes_per_s"] = cluster.link_bytes_per_s
-    out["gop"] = cluster.gop
+    out["gop"] = _own_or(sources, "gop", cluster.gop)
     out["decoded_bytes_per_pixel"] = cluster.decoded_bytes_per_pixel
     out["epochs"] = cluster.epochs
     out["accelerator_usd_per_hour"] = cluster.accelerator_usd_per_hour

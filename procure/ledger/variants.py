@@ -91,11 +91,14 @@ def format_with(
     fps: float | None = None,
     bits_per_pixel: float | None = None,
     read: str | None = None,
+    gop: float | None = None,
+    core_fps_1080p: float | None = None,
 ) -> pd.Series:
     """A source row with its format changed; each value is checked as a ledger cell would be.
 
     ``read`` is ``"order"`` or ``"random"`` (stored video) or ``"decoded"`` (frames stored
-    decoded, read in order).
+    decoded, read in order); ``gop`` [frames] and ``core_fps_1080p`` [frames/s] are this
+    source's own decoding numbers, which win over the cluster's.
     """
     out = row.copy()
     for name, value in (
@@ -104,6 +107,8 @@ def format_with(
         ("height", height),
         ("fps", fps),
         ("bits_per_pixel", bits_per_pixel),
+        ("gop", gop),
+        ("core_fps_1080p", core_fps_1080p),
     ):
         if value is not None:
             out[name] = check_source_value(name, value)

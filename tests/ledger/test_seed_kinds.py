@@ -83,3 +83,39 @@ def test_simulated_moves_nothing():
 
 def test_table_has_every_source():
     assert list(TABLE.index) == ["own", "twin", "older_arm", "force", "sim"]
+
+
+def test_a_source_of_its_own_gop_prices_random_reads_by_hand():
+    """LeRobot-like AV1 with a keyframe every 2 frames, read at random: g = (2 + 1) / 2 = 1.5.
+
+    By hand (seed §2–§3 with g = 1.5): decode supply 8 × 120 / 1.5 = 640 frames/s against a
+    demand of 2,770.8, so busy 640 / 2,770.8 = 23.1 %; an hour's 324,000 frames take 506.25 s of
+    wall time an epoch, so cores 8 × 506.25 × 10 / 3600 × $0.04 = $0.45, idle (506.25 − 116.93)
+    × 10 / 3600 × $2.50 = $2.7036, bytes 10.8 GB × $0.44 = $4.752: bill $7.9056.
+    """
+    rows = DEFAULT_LEDGER.sources.iloc[[0]].copy()
+    rows["read"] = "random"
+    rows["gop"] = 2.0
+    row = transport(rows, DEFAULT_LEDGER.cluster).iloc[0]
+    demand = 0.4 * 989.5e12 / (6 * 93e6 * 256)
+    assert row["g"] == 1.5
+    assert row["decode_fps"] == pytest.approx(640.0)
+    assert row["busy"] == pytest.approx(640.0 / demand)
+    wall = 324_000 / 640.0
+    useful = 324_000 / demand
+    assert row["cores_usd"] == pytest.approx(8 * wall * 10 / 3600 * 0.04)
+    assert row["idle_usd"] == pytest.approx((wall - useful) * 10 / 3600 * 2.5)
+    assert row["bill_usd"] == pytest.approx(
+        10.8 * 0.44 + 8 * wall * 10 / 3600 * 0.04 + (wall - useful) * 10 / 3600 * 2.5
+    )
+    assert round(row["bill_usd"], 4) == 7.9056
+
+
+def test_blank_decoding_columns_take_the_clusters():
+    rows = DEFAULT_LEDGER.sources.copy()
+    assert rows["gop"].isna().all() and rows["core_fps_1080p"].isna().all() and (rows["codec"] == "").all()
+    own = transport(rows, DEFAULT_LEDGER.cluster).iloc[0]
+    assert own["gop"] == 30 and own["core_fps_1080p"] == 120
+    faster = rows.iloc[[0]].copy()
+    faster["core_fps_1080p"] = 240.0
+    assert transport(faster, DEFAULT_LEDGER.cluster).iloc[0]["decode_fps"] == pytest.approx(2 * own["decode_fps"])

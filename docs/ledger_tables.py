@@ -1,0 +1,63 @@
+"""Rewrite the two reference tables of docs/ledger.md from the ledger's schema.
+
+    python docs/ledger_tables.py
+
+``tests/test_docs.py`` checks that every column and key is documented with its unit and range;
+this script writes the tables so that they are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from procure.ledger.load import CLUSTER_FIELDS, SOURCE_COLUMNS
+
+DOC = Path(__file__).with_name("ledger.md")
+
+
+def _default(c) -> str:
+    if c.default is None:
+        return "required"
+    if c.blank:
+        return c.blank
+    if isinstance(c.default, float) and math.isnan(c.default):
+        return "(see below)"
+    if isinstance(c.default, float) and 0 < c.default < 1:
+        return f"{c.default:.4g}"
+    return f"{c.default:g}" if isinstance(c.default, float) else str(c.default)
+
+
+def source_table() -> str:
+    lines = ["| column | unit | blank means | allowed | meaning |", "|---|---|---|---|---|"]
+    for name, c in SOURCE_COLUMNS.items():
+        lines.append(f"| `{name}` | {c.unit or '—'} | {_default(c)} | {c.allowed()} | {c.doc} |")
+    return "\n".join(lines)
+
+
+def cluster_table() -> str:
+    lines = ["| table | key | unit | default | allowed | meaning |", "|---|---|---|---|---|---|"]
+    for table, fields in CLUSTER_FIELDS.items():
+        for key, f in fields.items():
+            if f.default is None:
+                d = "—"
+            elif isinstance(f.default, bool):
+                d = str(f.default).lower()
+            elif isinstance(f.default, int | float):
+                d = f"{f.default:g}"
+            else:
+                d = str(f.default)
+            lines.append(f"| `[{table}]` | `{key}` | {f.unit or '—'} | {d} | {f.allowed()} | {f.doc} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    text = DOC.read_text()
+    text = re.sub(r"\| column \| unit \|.*?\n\n", lambda _m: source_table() + "\n\n", text, flags=re.S)
+    text = re.sub(r"\| table \| key \|.*?\n\n", lambda _m: cluster_table() + "\n\n", text, flags=re.S)
+    DOC.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
