@@ -90,7 +90,7 @@ def plain_loop(records: list[dict]) -> list[float]:
             gb = (frames * pixels * c["decoded_bytes_per_pixel"] + c["extra_bytes_per_s"] * 3600) / 1e9
         else:
             gb = 0.0
-        cores = c["cores"] * wall * c["epochs"] / 3600 * c["core_usd_per_hour"] if video else 0.0
+        cores = 0.0 if c["stored"] == "rendered" else c["cores"] * wall * c["epochs"] / 3600 * c["core_usd_per_hour"]
         idle = (wall - useful) * c["epochs"] / 3600 * c["accelerator_usd_per_hour"]
         out.append(gb * c["byte_usd_per_gb"] + cores + idle)
     return out

@@ -71,15 +71,16 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
         and :func:`procure.bill.evaluate`, plus ``share`` (bill / price [1]) and
         ``largest_stalling_params`` (models below this many parameters stall [parameters]).
     """
-    table = bill.evaluate(formulas.evaluate(configure(sources, cluster)))
-    stalled = (table["supply_fps"] <= 0).to_numpy()
+    piped = formulas.evaluate(configure(sources, cluster))
+    stalled = (piped["supply_fps"] <= 0).to_numpy()
     if stalled.any():
-        name = table["source"].iloc[int(np.flatnonzero(stalled)[0])]
+        name = piped["source"].iloc[int(np.flatnonzero(stalled)[0])]
         raise LedgerError(
             f"source {name!r}: nothing decodes its video (cores_per_accelerator = {cluster.cores_per_accelerator:g}, "
             f"NVDEC {'on' if cluster.nvdec else 'off'}), so the accelerator never trains on it: give cores ≥ 1 "
             "or turn NVDEC on"
         )
+    table = bill.evaluate(piped)
     table["share"] = bill.share_of_price(table["bill_usd"], table["price_usd_per_hour"])
     table["largest_stalling_params"] = formulas.stall_threshold_params(
         table["mfu"], table["peak_flops"], table["tokens_per_frame"], table["supply_fps"]

@@ -208,6 +208,13 @@ BILL_COLUMNS = {
 }
 
 
+#: Columns of the pipeline's table (its configuration and results) the bill reads.
+_FROM_PIPELINE = (
+    "width", "height", "bits_per_pixel", "stored", "decoded_bytes_per_pixel", "cores", "g", "core_fps_1080p",
+    "demand_fps", "supply_fps",
+)  # fmt: skip
+
+
 def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
     """Add the bill of one recorded hour to a table already evaluated by the pipeline.
 
@@ -224,30 +231,28 @@ def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
         ``bytes_usd``, ``cores_usd``, ``idle_usd``, ``bill_usd`` [$ per recorded hour],
         ``accelerator_hours`` and ``core_hours`` [h per recorded hour over all epochs].
     """
-    missing = [c for c in (*BILL_COLUMNS, "demand_fps", "supply_fps") if c not in frame.columns]
+    missing = [c for c in (*BILL_COLUMNS, *_FROM_PIPELINE) if c not in frame.columns]
     if missing:
         raise InputError(f"bill table is missing column(s) {', '.join(missing)}")
+    c = {name: frame[name].to_numpy() for name in (*BILL_COLUMNS, *_FROM_PIPELINE)}  # numpy once
+    frames = frames_per_hour(c["cameras"], c["fps"])
+    wall = wall_seconds(frames, c["demand_fps"], c["supply_fps"])
+    useful = useful_seconds(frames, c["demand_fps"])
+    gb = gb_stored_per_hour(frames, c["width"], c["height"], c["bits_per_pixel"], c["stored"],
+                            c["extra_bytes_per_s"], c["decoded_bytes_per_pixel"])  # fmt: skip
+    bytes_ = bytes_usd(gb, c["byte_usd_per_gb"])
+    cores = cores_usd(c["cores"], wall, c["epochs"], c["core_usd_per_hour"], c["stored"])
+    idle = idle_usd(wall, useful, c["epochs"], c["accelerator_usd_per_hour"])
     f = frame.copy(deep=False)  # copy-on-write: the caller's table is never changed
-    frames = frames_per_hour(f["cameras"], f["fps"])
-    wall = wall_seconds(frames, f["demand_fps"], f["supply_fps"])
-    useful = useful_seconds(frames, f["demand_fps"])
     f["frames_per_hour"] = frames
-    f["gb_per_hour"] = gb_stored_per_hour(
-        frames,
-        f["width"],
-        f["height"],
-        f["bits_per_pixel"],
-        f["stored"],
-        f["extra_bytes_per_s"],
-        f["decoded_bytes_per_pixel"],
-    )
-    f["gb_decoded_per_hour"] = gb_decoded_per_hour(frames, f["width"], f["height"], f["decoded_bytes_per_pixel"])
+    f["gb_per_hour"] = gb
+    f["gb_decoded_per_hour"] = gb_decoded_per_hour(frames, c["width"], c["height"], c["decoded_bytes_per_pixel"])
     f["wall_seconds"] = wall
     f["useful_seconds"] = useful
-    f["bytes_usd"] = bytes_usd(f["gb_per_hour"], f["byte_usd_per_gb"])
-    f["cores_usd"] = cores_usd(f["cores"], wall, f["epochs"], f["core_usd_per_hour"], f["stored"])
-    f["idle_usd"] = idle_usd(wall, useful, f["epochs"], f["accelerator_usd_per_hour"])
-    f["bill_usd"] = f["bytes_usd"] + f["cores_usd"] + f["idle_usd"]
-    f["accelerator_hours"] = accelerator_hours(wall, f["epochs"])
-    f["core_hours"] = core_hours(frames, f["g"], f["width"], f["height"], f["core_fps_1080p"], f["epochs"], f["stored"])
+    f["bytes_usd"] = bytes_
+    f["cores_usd"] = cores
+    f["idle_usd"] = idle
+    f["bill_usd"] = bytes_ + cores + idle
+    f["accelerator_hours"] = accelerator_hours(wall, c["epochs"])
+    f["core_hours"] = core_hours(frames, c["g"], c["width"], c["height"], c["core_fps_1080p"], c["epochs"], c["stored"])
     return f

@@ -231,6 +231,12 @@ def busy(supply: ArrayLike, demand: ArrayLike) -> ArrayLike:
     return _like(np.minimum(1.0, np.asarray(supply, dtype=float) / demand), supply, demand)
 
 
+def binding_stage_code(demand: ArrayLike, read_fps: ArrayLike, decode_fps: ArrayLike) -> np.ndarray:
+    """The binding stage as an index into :data:`STAGES` (0 accelerator, 1 read, 2 decode)."""
+    read, decode = np.asarray(read_fps), np.asarray(decode_fps)
+    return np.where(np.minimum(read, decode) >= np.asarray(demand), 0, np.where(read <= decode, 1, 2))
+
+
 def binding_stage(demand: ArrayLike, read_fps: ArrayLike, decode_fps: ArrayLike) -> ArrayLike:
     """The stage that sets the pace: ``"accelerator"`` if ``S ≥ D``, else the slower of read
     and decode (read on a tie).
@@ -239,12 +245,7 @@ def binding_stage(demand: ArrayLike, read_fps: ArrayLike, decode_fps: ArrayLike)
     -------
     array_like of str
     """
-    s = np.minimum(read_fps, decode_fps)
-    out = np.where(
-        np.asarray(s) >= np.asarray(demand),
-        "accelerator",
-        np.where(np.asarray(read_fps) <= np.asarray(decode_fps), "read", "decode"),
-    )
+    out = np.asarray(STAGES)[binding_stage_code(demand, read_fps, decode_fps)]
     return _like(out, demand, read_fps, decode_fps)
 
 
@@ -351,7 +352,7 @@ def evaluate(config: pd.DataFrame) -> pd.DataFrame:
         raise InputError(
             f"config is missing column(s) {', '.join(missing)}: evaluate needs {', '.join(CONFIG_COLUMNS)}"
         )
-    c = {name: config[name].to_numpy() for name in CONFIG_COLUMNS}
+    c = {name: config[name].to_numpy() for name in CONFIG_COLUMNS}  # numpy once: no pandas in the arithmetic
     n = tokens_per_frame(c["input_side"], c["patch"])
     demand = demand_fps(c["mfu"], c["peak_flops"], c["params"], n)
     g = frames_decoded_per_frame(c["read"], c["stored"], c["gop"])
@@ -379,10 +380,7 @@ def evaluate(config: pd.DataFrame) -> pd.DataFrame:
     out["decode_fps"] = decode
     out["supply_fps"] = supply
     out["busy"] = busy(supply, demand)
-    stage = binding_stage(demand, read, decode)
-    out["stage"] = pd.Categorical.from_codes(
-        np.select([stage == name for name in STAGES], range(len(STAGES))), categories=STAGES
-    )
+    out["stage"] = pd.Categorical.from_codes(binding_stage_code(demand, read, decode), categories=STAGES)
     out["cores_needed"] = cores_needed(demand, g, core, c["stored"])
     out["pixels_per_token"] = pixels_per_token(g, c["width"], c["height"], n)
     return out

@@ -44,10 +44,11 @@ from ..errors import invalid
 ROUNDING = 1e-12
 #: A busy fraction at least this close to 1 counts as the accelerator binding [1].
 FULL_SPEED_TOLERANCE = 1e-3
-#: Most frames one run simulates: it holds about 240 B a frame in memory (the timeline and the
-#: per-frame times), so 5 million frames take about 1.2 GB. The busy fraction settles within a
-#: few thousand frames; a longer run adds digits, not accuracy [frames].
-MAX_FRAMES = 5_000_000
+#: Most frames one run simulates: it holds about 330 B a frame in memory (the timeline and the
+#: per-frame times; 333 B measured by benchmarks/simulate_queue.py), so 3 million take about
+#: 1 GB. The busy fraction settles within a few thousand frames; a longer run adds digits, not
+#: accuracy [frames].
+MAX_FRAMES = 3_000_000
 #: Largest buffer [frames] and coefficient of variation [1] a run takes.
 MAX_BUFFER = 1_000_000
 MAX_CV = 10.0
@@ -197,7 +198,7 @@ def simulate_queue(
     _check("buffer", buffer, low=1, allow_low=True, whole=True, high=MAX_BUFFER)
     _check(
         "frames", frames, low=2, allow_low=True, whole=True, high=MAX_FRAMES,
-        why=" (a run holds about 240 B a frame in memory; the busy fraction settles within a few thousand)",
+        why=" (a run holds about 330 B a frame in memory; the busy fraction settles within a few thousand)",
     )  # fmt: skip
     _check("demand_fps", demand_fps, high=1e12)
     _check("read_fps", read_fps)

@@ -129,6 +129,7 @@ class Program:
             cuts_in_model=False,
         )
         self._highs = handed_over(self._built)
+        self._params_stale = np.zeros(problem.n, dtype=bool)
         self.build_seconds += time.perf_counter() - t0
 
     @property
@@ -140,8 +141,14 @@ class Program:
 
     @property
     def model(self) -> pyo.ConcreteModel:
-        """The Pyomo model as built (its cuts are rows of :attr:`highs`, points of :attr:`built`)."""
-        return self.built.model
+        """The Pyomo model as built (its cuts are rows of :attr:`highs`, points of :attr:`built`),
+        its cost parameters brought up to date with the costs last set."""
+        built = self.built
+        params = built.model.cost
+        for i in np.flatnonzero(self._params_stale).tolist():
+            params[i].set_value(float(built.arrays.cost[i]))
+        self._params_stale[:] = False
+        return built.model
 
     @property
     def highs(self) -> HighsModel:
@@ -191,9 +198,9 @@ class Program:
         if np.any(a.budget_bounded & (cost < a.cost)):
             self._rebuild()
             return
-        params = self.model.cost
-        for i in np.flatnonzero(cost != a.cost).tolist():
-            params[i].set_value(float(cost[i]))
+        # HiGHS takes the changed coefficients now; the Pyomo parameters, which the solve does not
+        # read, when the model is next read (Program.model).
+        self._params_stale |= cost != a.cost
         self.highs.set_costs(cost)
         a.cost = cost
 
