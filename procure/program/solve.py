@@ -54,6 +54,10 @@ MIP_GAP_SHARE = 0.1
 TOLERANCE_FLOOR = 1e-9
 #: A dual smaller than this in magnitude is read as 0 [value per unit].
 DUAL_ZERO = 1e-12
+#: Relative difference from the target below which a plan's value counts as reaching it, and a
+#: bound as not falling short of it: float noise, a hundredth of HiGHS's feasibility tolerance
+#: [1]. It matters only for a target equal to the most value the sources allow.
+REACH_NOISE = 1e-9
 #: Most budget-mode solves target mode makes while bracketing and narrowing the money.
 MAX_TARGET_STEPS = 200
 
@@ -168,7 +172,7 @@ class Program:
         self._set_model_budget(now)
 
     def _set_model_budget(self, budget: float) -> None:
-        self.model.budget = budget
+        self.built.model.budget = budget
         self.highs.set_budget(budget)
 
     def _at_budget(self, budget: float) -> None:
@@ -362,9 +366,10 @@ class Program:
         while True:
             r = self._refine(deadline, tolerance)
             r.lam = self._budget_dual(r)
-            if r.value >= target:
+            noise = REACH_NOISE * max(1.0, abs(target))
+            if r.value >= target - noise:
                 return r, "reaches"
-            if r.upper < target or tolerance <= TOLERANCE_FLOOR:
+            if r.upper < target - noise or tolerance <= TOLERANCE_FLOOR:
                 return r, "short"
             # Undecided: the value gap spans the target. A value gap g leaves the money
             # undecided over about g / λ; ask for half the money tolerance's worth of value.
@@ -444,7 +449,7 @@ class Program:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
         lam, capacity, mix = self.highs.duals(res)
         shadow = dict.fromkeys(CAPACITIES, 0.0)
-        names = [str(r) for r in self.model.R] + [f"max_share:{k}" for k in self.problem.max_share]
+        names = [str(r) for r in self.built.model.R] + [f"max_share:{k}" for k in self.problem.max_share]
         for name, d in zip(names, capacity + mix, strict=True):
             shadow[name] = d if d > DUAL_ZERO else 0.0
         return float(lam), shadow
