@@ -33,7 +33,7 @@ from pyomo.common.tee import capture_output
 from pyomo.repn.standard_repn import generate_standard_repn
 
 from ..errors import SolveError
-from .model import BuiltModel
+from .model import BuiltModel, tangent_rows
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -258,8 +258,6 @@ class HighsModel:
 
 def handed_over(built: BuiltModel) -> HighsModel:
     """The model handed to HiGHS, with every cut point the built model has, as rows."""
-    from .model import tangent_rows
-
     hm = HighsModel(built)
     sources, points = built.cut_arrays()
     hm.add_cuts(*tangent_rows(built.arrays, sources, points))

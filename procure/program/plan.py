@@ -280,6 +280,7 @@ def read_plan(
     ]
     for key, share in p.max_share.items():
         caps.append(row(f"max_share:{key}", "effective h", float(e[p.members(key)].sum()), share * float(e.sum())))
+    spent = float(purchase.sum() + transport.sum())
     notes = []
     smallest = np.maximum(p.column("min_order_hours"), p.column("lot_hours"))
     too_big = (smallest > room) & (room > 0)
@@ -296,7 +297,6 @@ def read_plan(
                 f"{s['source'].iloc[i]} cannot be bought: its smallest purchase costs ${least[i]:,.2f}, "
                 "more than the budget"
             )
-        spent = float(purchase.sum() + transport.sum())
         if lam == 0 and budget > 0 and spent < budget * (1 - UNSPENT_SHARE):
             notes.append(
                 f"the budget is more than anything can use: the plan spends ${spent:,.2f} of ${budget:,.2f}; "
@@ -316,7 +316,7 @@ def read_plan(
         sources=sources,
         capacities=pd.DataFrame(caps),
         budget=float(p.budget) if p.budget is not None else math.nan,
-        spent_usd=float(purchase.sum() + transport.sum()),
+        spent_usd=spent,
         purchase_usd=float(purchase.sum()),
         transport_usd=float(transport.sum()),
         target=float(p.target) if p.target is not None else math.nan,

@@ -119,8 +119,8 @@ class Program:
     # ------------------------------------------------------------------ the built model
 
     def _build(self, problem: Problem, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
-        """Build the budget-mode model of ``problem`` and a fresh persistent solver for it,
-        keeping the cuts and breakpoints of the model it replaces."""
+        """Build the budget-mode model of ``problem`` and hand it to a new HiGHS object, keeping
+        the cuts and breakpoints of the model it replaces."""
         old = self._built
         t0 = time.perf_counter()
         if hill_breakpoints is None and old is not None:
@@ -188,8 +188,8 @@ class Program:
     def set_costs(self, cost: np.ndarray) -> None:
         """New all-in prices per hour [$/h], in source order; the cuts stay valid.
 
-        Changes mutable parameters of the built model (the persistent solver keeps its
-        basis); rebuilds only where a source's bound came from the budget and would loosen.
+        Changes the budget row's coefficients in HiGHS's model (HiGHS keeps its basis); rebuilds
+        only where a source's bound came from the budget and would loosen.
         """
         cost = np.asarray(cost, dtype=float)
         if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
@@ -323,7 +323,7 @@ class Program:
             return self._solve_target(t0, deadline)
         self._check_minimum_orders()
         r = self._refine(deadline, self.tolerance)
-        lam, shadow = self._duals(r.results, deadline)
+        lam, shadow = self._duals(r.results)
         return self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
 
     def _read(
@@ -381,11 +381,11 @@ class Program:
         target = float(p.target or 0.0)
         steps = 0
         most = self._most_money()
-        lo, lo_r = 0.0, None
+        lo = 0.0
         r, verdict = self._evaluate(0.0, deadline, target)
         hi, hi_r = (0.0, r) if verdict == "reaches" else (math.inf, None)
+        lo_r = r if verdict == "short" else None
         if verdict == "short":
-            lo, lo_r = 0.0, r
             with np.errstate(divide="ignore", invalid="ignore"):
                 best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
             guess = target / best_rate if best_rate > 0 else 1.0
@@ -410,7 +410,7 @@ class Program:
         # on each side of it; bisect when two steps in a row land on the same side.
         same_side, last = 0, ""
         while lo_r is not None:  # None: the hours held reach the target, no money needed
-            top = min(hi, spent_of(p, hi_r))
+            top = min(hi, p.spend(hi_r.x))
             hair = 0.5 * self.tolerance * max(top, 1e-12)
             if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
                 break
@@ -432,8 +432,8 @@ class Program:
             else:
                 lo, lo_r = budget, r
         final, _ = self._evaluate(hi, deadline, target)
-        lam, shadow = self._duals(final.results, deadline)
-        spent = spent_of(p, final)
+        lam, shadow = self._duals(final.results)
+        spent = p.spend(final.x)
         gap = max(0.0, spent - lo) / max(spent, 1e-12)
         return self._read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
 
@@ -445,7 +445,7 @@ class Program:
 
     # ------------------------------------------------------------------ duals and diagnosis
 
-    def _duals(self, res: Solution, deadline: float) -> tuple[float, dict[str, float]]:
+    def _duals(self, res: Solution) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
         lam, capacity, mix = self.highs.duals(res)
         shadow = dict.fromkeys(CAPACITIES, 0.0)
@@ -498,11 +498,6 @@ class Program:
                 )
         detail = "; ".join(parts) if parts else "the mix bounds contradict each other"
         return f"infeasible: the mix bounds cannot be met with the hours held and available: {detail}"
-
-
-def spent_of(problem: Problem, r: _Refined) -> float:
-    """What a refined plan spends, all in [$] (as its :class:`Plan` reports it)."""
-    return problem.spend(r.x)
 
 
 def solve_problem(problem: Problem, **options: Any) -> Plan:
