@@ -33,3 +33,8 @@ DEFAULT_WARMUP = 0.1
 TABLE_ROWS = 50
 #: Source columns the sweep table prints, the most bought first (``--all`` prints all).
 TABLE_COLUMNS = 8
+
+#: Default CVaR share: the worst share of scenarios whose mean value is the CVaR [1].
+DEFAULT_RISK_ALPHA = 0.1
+#: Default weight of the CVaR in the objective [1] (0: the expected value alone).
+DEFAULT_RISK_WEIGHT = 0.0

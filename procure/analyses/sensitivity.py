@@ -1,8 +1,9 @@
 """How the plan and the bill move with byte prices, or with another input.
 
 :func:`sweep` re-solves one built :class:`procure.program.solve.Program` across log-spaced values
-of an input: costs and the budget are mutable parameters of the model, so the persistent
-solver keeps its basis and its cuts between points. Model parameters change the capacity
+of an input, a chunk of :data:`POINTS_PER_CHUNK` points at a time: costs and the budget are
+mutable parameters of the model, so the persistent solver keeps its basis and its cuts between
+the points of a chunk. Chunks run here or on Dask (:mod:`procure.analyses.scale`). Model parameters change the capacity
 coefficients too, so that input rebuilds the model at each point.
 
 :func:`byte_price_range` finds, for the plan at the current prices, the interval of byte-price
@@ -24,6 +25,7 @@ from ..errors import invalid
 from ..ledger import Cluster, Ledger
 from ..program import Mode, Plan, Problem, from_ledger
 from ..program.solve import Program
+from .scale import chunks, run_chunks
 
 #: Inputs :func:`sweep` can vary (:data:`procure.defaults.VARY_PARAMETERS`), with their units.
 PARAMETERS = dict(
@@ -49,6 +51,10 @@ SWEEP_COLUMNS = {
     "idle_share": "idle accelerator $ / transport $ of the plan [1]",
     "transport_share": "transport $ / all-in $ of the plan [1]",
 }
+
+#: Points of a sweep solved by one built program (one task on a Dask worker): the program is
+#: rebuilt at the first point of each chunk, wherever the chunk runs.
+POINTS_PER_CHUNK = 25
 
 #: Relative width to which :func:`byte_price_range` narrows each end [1].
 RANGING_PRECISION = 1e-4
@@ -132,6 +138,8 @@ def sweep(
     cluster: Cluster | None = None,
     tolerance: float = SWEEP_TOLERANCE,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> pd.DataFrame:
     """Re-solve the plan at ``steps`` log-spaced values of ``parameter`` from ``lo`` to ``hi``.
 
@@ -150,7 +158,10 @@ def sweep(
     cluster : Cluster, optional
         Instead of the ledger's.
     progress : callable, optional
-        Called as ``progress(done, steps)`` after each point.
+        Called as ``progress(done, steps)`` as points are solved.
+    scheduler, workers
+        Where the chunks of :data:`POINTS_PER_CHUNK` points run (see
+        :func:`procure.analyses.scale.run_chunks`); the results are the same wherever.
 
     Returns
     -------
@@ -160,14 +171,29 @@ def sweep(
     if parameter not in PARAMETERS:
         raise invalid("parameter", parameter, f"allowed are {', '.join(PARAMETERS)}")
     grid = _check_grid(lo, hi, steps)
-    sweeper = _Sweeper(ledger, cluster or ledger.cluster, budget, parameter, tolerance)
-    frames = []
-    for done, x in enumerate(grid, start=1):
-        program, problem, byte_x = sweeper.at(float(x))
-        frames.append(_rows(program.solve(), problem, parameter, float(x), byte_x))
-        if progress is not None:
-            progress(done, len(grid))
+    setting = (ledger, cluster or ledger.cluster, budget, parameter, tolerance)
+    frames = run_chunks(sweep_points, chunks([float(x) for x in grid], POINTS_PER_CHUNK), args=(setting,),
+                        scheduler=scheduler, workers=workers, progress=_points(progress, len(grid)))  # fmt: skip
     return pd.concat(frames, ignore_index=True)
+
+
+def _points(progress: Callable[[int, int], None] | None, steps: int) -> Callable[[int, int], None] | None:
+    """A chunk-progress callback that reports points."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(min(done * POINTS_PER_CHUNK, steps), steps)
+
+
+def sweep_points(setting: tuple[Ledger, Cluster, float, str, float], xs: list[float]) -> list[pd.DataFrame]:
+    """The plans of one chunk of a sweep: one program built at the first point and re-solved
+    at the others (a chunk is one task of :func:`procure.analyses.scale.run_chunks`)."""
+    ledger, cluster, budget, parameter, tolerance = setting
+    sweeper = _Sweeper(ledger, cluster, budget, parameter, tolerance)
+    frames = []
+    for x in xs:
+        program, problem, byte_x = sweeper.at(x)
+        frames.append(_rows(program.solve(), problem, parameter, x, byte_x))
+    return frames
 
 
 def _signature(plan: Plan) -> tuple:

@@ -8,10 +8,11 @@ only for the commands that solve, matplotlib only for ``--plot``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from rich.text import Text
 from ..defaults import (
     DEFAULT_BUFFER,
     DEFAULT_FRAMES,
+    DEFAULT_RISK_ALPHA,
+    DEFAULT_RISK_WEIGHT,
     DEFAULT_TIME_LIMIT,
     DEFAULT_TOLERANCE,
     DEFAULT_WARMUP,
@@ -152,6 +155,20 @@ class Outputs:
         elif self.tables:
             for path, _write, what in self._files:
                 console.print(Text(f"{what} written to {path}"))
+
+
+@contextlib.contextmanager
+def _progress(out: Outputs, what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar with the time left on standard error, when it is a terminal and the
+    tables are printed; yields ``tick(done, total)``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    show = out.tables and sys.stderr.isatty()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("left"),
+               TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
+        task = bar.add_task(what, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _plots() -> Any:
@@ -389,7 +406,37 @@ def _pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
     "--ranging", is_flag=True, help="Also find the byte-price multipliers over which the plan keeps its shape."
 )
 @click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {TABLE_ROWS}.")
-@_plot_option("the value curves with the plan's points and the λ line")
+@click.option(
+    "--scenarios",
+    "scenarios_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Scenarios of the uncertain columns (CSV). Default: the ledger's scenarios.csv, if any.",
+)
+@click.option("--samples", type=int, default=None, help="Draw this many scenarios from sources.csv's ranges.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --samples.")
+@click.option(
+    "--risk-alpha",
+    type=float,
+    default=None,
+    help=f"CVaR share: the worst share of scenarios whose mean is the CVaR [default {DEFAULT_RISK_ALPHA:g}].",
+)
+@click.option(
+    "--risk-weight",
+    type=float,
+    default=None,
+    help=f"Weight of the CVaR in the objective, 0 to 1 [default {DEFAULT_RISK_WEIGHT:g}].",
+)
+@click.option(
+    "--recourse-price-x",
+    type=float,
+    default=None,
+    help="Let each scenario buy more later at this multiple (≥ 1) of its price.",
+)
+@click.option("--no-evpi", is_flag=True, help="Skip EVPI and VSS (one solve per scenario more).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="A Dask scheduler for the per-scenario solves.")
+@click.option("--workers", type=int, default=None, help="Worker processes of a local Dask cluster (1: none).")
+@_plot_option("the value curves with the plan's points and the λ line (with scenarios: the value distribution)")
 @_json_out_option
 def solve_command(
     ledger_dir: Path | None,
@@ -403,11 +450,25 @@ def solve_command(
     csv_out: Path | None,
     ranging: bool,
     every_row: bool,
+    scenarios_file: Path | None,
+    samples: int | None,
+    seed: int,
+    risk_alpha: float | None,
+    risk_weight: float | None,
+    recourse_price_x: float | None,
+    no_evpi: bool,
+    scheduler: str | None,
+    workers: int | None,
     plot: Path | None,
     json_out: str | None,
 ) -> None:
-    """What to buy next: the plan of most value for a budget (or least money for a value)."""
+    """What to buy next: the plan of most value for a budget (or least money for a value).
+
+    With scenarios (a scenarios file, --samples, or the ledger's scenarios.csv), the plan of
+    most expected (or risk-adjusted) value over them, with EVPI and VSS.
+    """
     from ..ledger import load_ledger
+    from ..ledger.scenarios import ledger_scenarios
     from ..program import from_ledger
     from . import render
 
@@ -415,6 +476,15 @@ def solve_command(
     if ranging and budget is None:
         raise click.UsageError("--ranging needs --budget")
     ledger = load_ledger(ledger_dir)
+    scenarios = ledger_scenarios(ledger, scenarios_file, samples=samples, seed=seed)
+    uncertain = {"--risk-alpha": risk_alpha, "--risk-weight": risk_weight, "--recourse-price-x": recourse_price_x,
+                 "--scheduler": scheduler, "--workers": workers}  # fmt: skip
+    if scenarios is None:
+        given = [name for name, v in uncertain.items() if v is not None] + (["--no-evpi"] if no_evpi else [])
+        if given:
+            raise click.UsageError(f"{given[0]} needs scenarios: --scenarios FILE, --samples N, or scenarios.csv")
+    elif ranging:
+        raise click.UsageError("--ranging is for a plan without scenarios")
     problem = from_ledger(
         ledger,
         budget=budget,
@@ -424,6 +494,11 @@ def solve_command(
     )
     if byte_price_x is not None:
         problem = problem.with_byte_price_x(byte_price_x)
+    if scenarios is not None:
+        _solve_scenarios(out, problem, scenarios, tolerance=tolerance, time_limit=time_limit, every_row=every_row,
+                         information=not no_evpi, risk_alpha=risk_alpha, risk_weight=risk_weight,
+                         recourse_price_x=recourse_price_x, scheduler=scheduler, workers=workers)  # fmt: skip
+        return
     from ..program.solve import solve_problem
 
     plan = solve_problem(problem, tolerance=tolerance, time_limit=time_limit)
@@ -444,6 +519,32 @@ def solve_command(
         render.print_plan(console, plan, every_row=every_row)
         if span is not None:
             render.print_ranging(console, span, RANGING_LIMITS)
+    out.commit()
+
+
+def _solve_scenarios(out: Outputs, problem: Any, scenarios: Any, *, every_row: bool, risk_alpha: float | None,
+                     risk_weight: float | None, **options: Any) -> None:  # fmt: skip
+    """``procure solve`` with scenarios: the plan, its value in each scenario, EVPI and VSS."""
+    from ..analyses.uncertainty import solve_uncertain
+    from ..program.scenarios import scenario_problem
+    from . import render
+
+    sp = scenario_problem(
+        problem,
+        scenarios,
+        risk_alpha=DEFAULT_RISK_ALPHA if risk_alpha is None else risk_alpha,
+        risk_weight=DEFAULT_RISK_WEIGHT if risk_weight is None else risk_weight,
+        recourse_price_x=options.pop("recourse_price_x"),
+    )
+    with _progress(out, f"solving {sp.count} scenarios one by one (EVPI)") as tick:
+        result = solve_uncertain(sp, progress=tick, **options)
+    out.figure(lambda: _plots().scenario_values(result))
+    out.csv(result.plan.sources)
+    if out.json_out is not None:
+        out.json(result.to_dict())
+    else:
+        render.print_plan(console, result.plan, every_row=every_row)
+        render.print_scenarios(console, result, every_row=every_row)
     out.commit()
 
 
@@ -510,6 +611,8 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
 )
 @click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None, help="Write the table to FILE.")
 @click.option("--all", "every_row", is_flag=True, help=f"A column for every source, not the first {TABLE_COLUMNS}.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="A Dask scheduler to solve the points on.")
+@click.option("--workers", type=int, default=None, help="Worker processes of a local Dask cluster (1: none).")
 @_plot_option("hours per source against the input")
 @_json_out_option
 def sensitivity_command(
@@ -521,6 +624,8 @@ def sensitivity_command(
     tolerance: float,
     csv_out: Path | None,
     every_row: bool,
+    scheduler: str | None,
+    workers: int | None,
     plot: Path | None,
     json_out: str | None,
 ) -> None:
@@ -547,18 +652,12 @@ def sensitivity_command(
     if not 2 <= steps <= MAX_STEPS:
         raise click.BadParameter(f"{steps} is invalid: must be ≥ 2 and ≤ {MAX_STEPS:,}", param_hint="'--steps'")
     out = Outputs(json_out=json_out, csv_out=csv_out, plot=plot)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from ..analyses.sensitivity import sweep
 
     ledger = load_ledger(ledger_dir)
-    show = json_out != "-" and sys.stderr.isatty()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("left"),
-               TimeRemainingColumn())  # fmt: skip
-    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
-        task = bar.add_task(f"solving {steps} plans", total=steps)
-        table = sweep(ledger, parameter, lo, hi, steps, budget=budget, tolerance=tolerance,
-                      progress=lambda done, _total: bar.update(task, completed=done))  # fmt: skip
+    with _progress(out, f"solving {steps} plans") as tick:
+        table = sweep(ledger, parameter, lo, hi, steps, budget=budget, tolerance=tolerance, progress=tick,
+                      scheduler=scheduler, workers=workers)  # fmt: skip
     out.figure(lambda: _plots().sensitivity_hours(table))
     out.csv(table)
     if json_out is not None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..pipeline.queue import SimulationResult
     from ..program import Plan, Problem
+    from ..program.stochastic import ScenarioPlan
 
 #: Frames the timeline shows after the warm-up [frames].
 TIMELINE_FRAMES = 200
@@ -234,6 +235,35 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
         f"Value against dollars spent; red: the plan; dotted: slope λ = {plan.lambda_:.3g} value per $",
         x=0.01, ha="left", fontsize=10,
     )  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+@quiet_glyphs
+def scenario_values(plan: ScenarioPlan) -> Figure:
+    """The distribution of the plan's value over the scenarios beside the mean-scenario plan's:
+    cumulative probability against value, with each plan's expected value and CVaR marked."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    a = plan.risk_alpha
+    series = [("the plan", plan.scenario_values, "tab:blue")]
+    if plan.mean_plan_values is not None:
+        series.append(("the mean-scenario plan", plan.mean_plan_values, "tab:orange"))
+    for name, table, color in series:
+        order = table["value"].to_numpy().argsort(kind="stable")
+        v = table["value"].to_numpy()[order]
+        p = table["probability"].to_numpy()[order].cumsum()
+        ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], p]), where="post", color=color,
+                label=f"{name}: expected {float(table['probability'] @ table['value']):,.1f}")  # fmt: skip
+        ax.axvline(float(table["probability"] @ table["value"]), color=color, linestyle=":", linewidth=1)
+    ax.axhline(a, color="grey", linestyle="--", linewidth=1)
+    ax.annotate(f"worst {100 * a:g} % (CVaR of the plan {plan.cvar:,.1f})", (ax.get_xlim()[0], a),
+                xytext=(4, 4), textcoords="offset points", fontsize=8, color="grey")  # fmt: skip
+    ax.set_xlabel("value of the plan in a scenario [own-hour equivalents]")
+    ax.set_ylabel("probability of a value at most this")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(f"The plan's value over {len(plan.scenario_values)} scenarios", loc="left")
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     return fig
 

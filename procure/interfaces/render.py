@@ -8,7 +8,7 @@ names, kinds) is printed as given, never read as markup.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from rich.console import Console
@@ -19,6 +19,9 @@ from ..defaults import TABLE_COLUMNS, TABLE_ROWS
 from ..ledger import Cluster
 from ..pipeline.queue import SimulationResult
 from ..program import Plan
+
+if TYPE_CHECKING:
+    from ..program.stochastic import ScenarioPlan
 
 
 def _more(console: Console, shown: int, total: int, what: str) -> None:
@@ -184,6 +187,52 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
                      "binds" if c["binding"] else "", worth)  # fmt: skip
     console.print(caps)
     for note in plan.notes:
+        console.print(Text(f"note: {note}"))
+
+
+def print_scenarios(console: Console, sp: ScenarioPlan, *, every_row: bool = False) -> None:
+    """The plan's value over the scenarios, the risk measure, EVPI and VSS, and later hours."""
+    v = sp.scenario_values
+    table = Table(title=f"The plan in each of {len(v)} scenarios", title_justify="left")
+    for col in ("scenario", "probability", "value", "mean-scenario plan", "spent later $"):
+        table.add_column(col, justify="left" if col == "scenario" else "right")
+    mean = sp.mean_plan_values["value"].to_numpy() if sp.mean_plan_values is not None else None
+    order = v.index if every_row or len(v) <= TABLE_ROWS else v["value"].sort_values().index[:TABLE_ROWS]
+    for i in order:
+        r = v.loc[i]
+        table.add_row(_text(r["scenario"]), f"{r['probability']:.4g}", number(r["value"], 2),
+                      number(mean[i], 2) if mean is not None else "", number(r["later_usd"], 2))  # fmt: skip
+    console.print(table)
+    _more(console, len(order), len(v), "scenarios (the worst are shown)")
+    a = sp.risk_alpha
+    console.print(
+        f"Expected value {sp.expected_value:,.2f}; CVaR at {100 * a:g} % (mean of the worst {100 * a:g} % of "
+        f"scenarios) {sp.cvar:,.2f}; the plan maximises {1 - sp.risk_weight:g} × expected + {sp.risk_weight:g} × "
+        f"CVaR = {sp.value:,.2f}."
+    )
+    if math.isfinite(sp.evpi):
+        console.print(
+            f"EVPI {sp.evpi:,.2f}: knowing the scenario before buying would be worth that much value (the best "
+            f"plans knowing each scenario average {sp.wait_and_see:,.2f}); at λ that is "
+            f"{money(sp.evpi / sp.plan.lambda_) if sp.plan.lambda_ > 0 else '—'} of budget."
+        )
+        console.print(
+            f"VSS {sp.vss:,.2f}: planning for the mean scenario instead would give {sp.mean_plan_objective:,.2f}."
+        )
+    if sp.recourse_price_x is not None:
+        r = sp.recourse
+        later = Table(title=f"Bought later at {sp.recourse_price_x:g} × the price, once a scenario is known",
+                      title_justify="left")  # fmt: skip
+        for col in ("scenario", "source", "hours", "$"):
+            later.add_column(col, justify="left" if col in ("scenario", "source") else "right")
+        shown = r if every_row or len(r) <= TABLE_ROWS else r.iloc[:TABLE_ROWS]
+        for _, row in shown.iterrows():
+            later.add_row(_text(row["scenario"]), _text(row["source"]), number(row["hours"]), number(row["usd"], 2))
+        console.print(later if len(r) else Text("No scenario buys more later: every hour is worth buying now."))
+        _more(console, len(shown), len(r), "later purchases")
+    if sp.ran_on:
+        console.print(Text(f"EVPI solves: {sp.ran_on}."))
+    for note in sp.notes:
         console.print(Text(f"note: {note}"))
 
 

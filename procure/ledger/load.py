@@ -133,7 +133,39 @@ SOURCE_COLUMNS: dict[str, Column] = {
     "curve_shape": Column("1", math.nan, low=0, low_open=True, high=20, doc="power β (0.5), hill s (2)"),
 }
 
+#: Columns whose value may be uncertain: a scenario may give another value, and a range
+#: (``NAME_low``, ``NAME_high``) lets ``--samples`` draw one (:mod:`procure.ledger.scenarios`).
+UNCERTAIN_COLUMNS = ("exchange_rate", "survival", "saturation_hours", "price_usd_per_hour")
+RANGE_SUFFIXES = ("_low", "_high")
+
+for _name in UNCERTAIN_COLUMNS:
+    _col = SOURCE_COLUMNS[_name]
+    for _suffix, _end in zip(RANGE_SUFFIXES, ("lowest", "highest"), strict=True):
+        SOURCE_COLUMNS[_name + _suffix] = dataclasses.replace(
+            _col,
+            default=math.nan,
+            blank="no range",
+            doc=f"{_end} value of {_name} a sampled scenario draws (triangular, peak at {_name})",
+        )
+
 REQUIRED_SOURCE_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.default is None)
+
+
+def _check_ranges(row: dict[str, Any], where: str) -> None:
+    """Both ends of a range or neither, and low ≤ the value ≤ high."""
+    for name in UNCERTAIN_COLUMNS:
+        low, high = (row[name + s] for s in RANGE_SUFFIXES)
+        if math.isnan(low) != math.isnan(high):
+            given, blank = (f"{name}_low", f"{name}_high") if math.isnan(high) else (f"{name}_high", f"{name}_low")
+            raise LedgerError(f"{where}: {blank} is blank but {given} is not: a range needs both ends")
+        value = row[name]
+        if math.isnan(low):
+            continue
+        if low > high or not (math.isnan(value) or low <= value <= high):
+            raise LedgerError(
+                f"{where}: {name}_low = {low:g}, {name} = {value:g}, {name}_high = {high:g} are invalid: "
+                f"must be {name}_low ≤ {name} ≤ {name}_high"
+            )
 
 
 def _where(path: Path, line: int | None = None, source: str | None = None) -> str:
@@ -266,6 +298,7 @@ def read_sources(path: Path | str) -> pd.DataFrame:
                 f"{where}: curve_shape = {row['curve_shape']:g} is invalid for curve 'power': "
                 "must be > 0 and ≤ 1 (concave)"
             )
+        _check_ranges(row, where)
         for extra in raw.columns:
             if extra not in SOURCE_COLUMNS:
                 row[extra] = rec[extra]

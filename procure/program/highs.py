@@ -80,8 +80,9 @@ class Solution:
     """One solve's answer, by column and by named row."""
 
     status: str  # "optimal" | "infeasible" | "unbounded" | "time"
-    x: np.ndarray
-    z: np.ndarray
+    x: np.ndarray  # hours bought of each source (now)
+    z: np.ndarray  # value credited to each curve
+    w: np.ndarray  # hours each curve's value is read at
     bound: float
     objective: float
     columns: np.ndarray
@@ -104,7 +105,10 @@ class HighsModel:
         col_of = {id(v): j for j, v in enumerate(columns)}
         n_col = len(columns)
         self.x_cols = np.array([col_of.get(id(m.x[i]), -1) for i in m.S], dtype=np.int64)
-        self.z_cols = np.array([col_of.get(id(m.z[i]), -1) for i in m.S], dtype=np.int64)
+        assert built.arguments is not None
+        #: Per curve, the column of the hours its value is read at (cuts are rows in it).
+        self.w_cols = np.array([col_of.get(id(v), -1) for v in built.arguments], dtype=np.int64)
+        self.z_cols = np.array([col_of.get(id(v), -1) for v in m.z.values()], dtype=np.int64)
         lower = np.array([-INF if v.lb is None else float(v.lb) for v in columns])
         upper = np.array([INF if v.ub is None else float(v.ub) for v in columns])
         self.integer = np.array([v.is_integer() or v.is_binary() for v in columns], dtype=bool)
@@ -151,9 +155,10 @@ class HighsModel:
         self.h = _new_highs()
         with _solver_streams():
             self.h.passModel(lp)
-        self.budget_row = self.row_of[id(m.budget_row)]
-        self.capacity_rows = [self.row_of.get(id(m.capacity[r]), -1) for r in m.R]
-        self.mix_rows = [self.row_of.get(id(m.mix[g]), -1) for g in m.G]
+        assert built.budget_rows is not None and built.capacity_cons is not None and built.mix_cons is not None
+        self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
+        self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_cons]
+        self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_cons]
         self.cost = np.array([float(m.cost[i].value) for i in m.S])
         self.budget = float(m.budget.value)
         #: Rows of the matrix that are tangent cuts.
@@ -162,12 +167,12 @@ class HighsModel:
     # ------------------------------------------------------------------ changes
 
     def add_cuts(self, sources: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
-        """Append tangent cuts ``z_i + coef·x_i ≤ rhs`` as one batch of rows."""
+        """Append tangent cuts ``z_i + coef·w_i ≤ rhs`` of curves ``sources`` as one batch of rows."""
         k = len(sources)
         if k == 0:
             return
         index = np.empty(2 * k, dtype=np.int32)
-        index[0::2], index[1::2] = self.z_cols[sources], self.x_cols[sources]
+        index[0::2], index[1::2] = self.z_cols[sources], self.w_cols[sources]
         value = np.empty(2 * k)
         value[0::2], value[1::2] = 1.0, coef
         with _solver_streams():
@@ -176,9 +181,10 @@ class HighsModel:
         self.cut_rows += k
 
     def set_budget(self, budget: float) -> None:
-        """A new right-hand side of the budget row [$], sent only if it changed."""
+        """A new right-hand side of the budget row(s) [$], sent only if it changed."""
         if budget != self.budget:
-            self.h.changeRowBounds(self.budget_row, -INF, float(budget))
+            for row in self.budget_rows:
+                self.h.changeRowBounds(row, -INF, float(budget))
             self.budget = float(budget)
 
     def set_costs(self, cost: np.ndarray) -> None:
@@ -188,7 +194,8 @@ class HighsModel:
         with _solver_streams():
             for i in changed.tolist():
                 if self.x_cols[i] >= 0:
-                    self.h.changeCoeff(self.budget_row, int(self.x_cols[i]), float(cost[i]))
+                    for row in self.budget_rows:
+                        self.h.changeCoeff(row, int(self.x_cols[i]), float(cost[i]))
         self.cost = np.asarray(cost, dtype=float).copy()
 
     # ------------------------------------------------------------------ solving
@@ -215,12 +222,13 @@ class HighsModel:
         bound = float(info.mip_dual_bound) if self.integer.any() else objective
         if not math.isfinite(bound):
             bound = objective
-        return Solution("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols), bound,
-                        objective, columns)  # fmt: skip
+        return Solution("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols),
+                        self._at(columns, self.w_cols), bound, objective, columns)  # fmt: skip
 
     def _empty(self, status: str) -> Solution:
         nothing = np.zeros(len(self.x_cols))
-        return Solution(status, nothing, nothing, math.nan, math.nan, np.zeros(0))
+        curves = np.zeros(len(self.z_cols))
+        return Solution(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
 
     @staticmethod
     def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -247,13 +255,21 @@ class HighsModel:
         return np.asarray(h.getSolution().row_dual, dtype=float)
 
     def duals(self, solution: Solution) -> tuple[float, list[float], list[float]]:
-        """The budget row's dual and those of the capacity and mix rows [value per unit]."""
+        """The budget row's dual and those of the capacity and mix rows [value per unit]; where
+        a constraint has a row per scenario, the sum of their duals."""
         rows = self.row_duals(solution)
 
-        def at(k: int) -> float:
-            return abs(float(rows[k])) if k >= 0 else 0.0
+        def at(ks: list[int]) -> float:
+            return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
-        return at(self.budget_row), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
+        return at(self.budget_rows), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
+
+    def fix_hours(self, hours: np.ndarray) -> None:
+        """Fix the hours bought now of each source (the columns of ``x``) [h]."""
+        with _solver_streams():
+            for i, h in enumerate(np.asarray(hours, dtype=float).tolist()):
+                if self.x_cols[i] >= 0:
+                    self.h.changeColBounds(int(self.x_cols[i]), h, h)
 
 
 def handed_over(built: BuiltModel) -> HighsModel:

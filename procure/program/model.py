@@ -21,8 +21,9 @@ optimum from above:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -201,6 +202,44 @@ class BuiltModel:
     capacity_rows: list[str] = field(default_factory=list)
     cut_points: dict[int, dict[float, float]] = field(default_factory=dict)
     cuts_in_model: bool = True
+    arguments: list[Any] | None = None
+    budget_rows: list[Any] | None = None
+    capacity_cons: list[list[Any]] | None = None
+    mix_cons: list[list[Any]] | None = None
+    source_room: np.ndarray | None = None
+    plan_upper: np.ndarray | None = None
+    objective_of: Callable[[np.ndarray], float] | None = None
+
+    def __post_init__(self) -> None:
+        """Fill in the hooks of the one-scenario model: a curve per source, whose argument is
+        the source's hours; one budget row; one row per capacity and mix bound; the value is
+        the sum of the curves'."""
+        m = self.model
+        if self.arguments is None:
+            self.arguments = [m.x[i] for i in m.S]
+        if self.budget_rows is None:
+            self.budget_rows = [m.budget_row]
+        if self.capacity_cons is None:
+            self.capacity_cons = [[m.capacity[r]] for r in m.R]
+        if self.mix_cons is None:
+            self.mix_cons = [[m.mix[g]] for g in m.G]
+        if self.source_room is None:
+            self.source_room = self.arrays.room
+        if self.plan_upper is None:
+            self.plan_upper = self.arrays.upper
+        if self.objective_of is None:
+            self.objective_of = _total
+
+    def true_objective(self, values: np.ndarray) -> float:
+        """The objective at the true value of each curve [own-hour equivalents]."""
+        assert self.objective_of is not None
+        return self.objective_of(values)
+
+    @property
+    def room(self) -> np.ndarray:
+        """Most hours availability and capacities allow of each source [h]."""
+        assert self.source_room is not None
+        return self.source_room
 
     @property
     def hill_points(self) -> dict[int, int]:
@@ -226,6 +265,11 @@ class BuiltModel:
         """True when the model has binary or integer variables (a MIP)."""
         m = self.model
         return bool(len(m.B) or len(m.L) or len(m.H))
+
+
+def _total(values: np.ndarray) -> float:
+    """The value of a plan of one scenario: the sum of its curves' values."""
+    return float(np.sum(values))
 
 
 def initial_points(arrays: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
@@ -298,28 +342,7 @@ def build(
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
 
     fee = problem.column("fixed_fee_usd")
-    min_order = problem.column("min_order_hours")
-    m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
-    m.buy = pyo.Var(m.B, domain=pyo.Binary)
-
-    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
-        return _m.x[i] <= float(a.upper[i]) * _m.buy[i]
-
-    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
-        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
-
-    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Source i in whole lots: x_i = lot_i · n_i."""
-        return _m.x[i] == float(a.lots[i]) * _m.lots[i]
-
-    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
-    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
-    m.L = pyo.Set(initialize=[i for i in range(n) if a.lots[i] > 0], ordered=True)
-    m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
-                     bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
-    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
+    add_integer_terms(m, a, problem.column("min_order_hours"))
 
     # A source that costs nothing has no term: no zero coefficient is handed to the solver.
     paid = [i for i in range(n) if a.cost[i] > 0]
@@ -366,17 +389,58 @@ def build(
     add_cuts(built, sources, points)
     m.H = pyo.Set(initialize=hill, ordered=True)
     if hill:
-        given = hill_breakpoints or {}
-        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
-        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
-        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
-        m.hill = pyo.Piecewise(
-            m.H, m.z, m.x, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
-        )
+        built.hill_breakpoints = hill_breakpoints_for(a, hill, hill_points, hill_breakpoints)
+        add_hill_forms(m, built, hill, m.x)
     m.objective = pyo.Objective(
         expr=LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.z.values())), sense=pyo.maximize
     )
     return built
+
+
+def add_integer_terms(m: pyo.ConcreteModel, a: SourceArrays, min_order: np.ndarray) -> None:
+    """The on/off and whole-lot terms of the sources' hours ``m.x``: ``B``, ``buy``,
+    ``buy_upper``, ``buy_lower`` (a minimum order or a fee), ``L``, ``lots``, ``lot_row``."""
+    n = len(a.cost)
+    m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
+    m.buy = pyo.Var(m.B, domain=pyo.Binary)
+
+    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
+        return _m.x[i] <= float(a.upper[i]) * _m.buy[i]
+
+    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
+        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
+
+    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Source i in whole lots: x_i = lot_i · n_i."""
+        return _m.x[i] == float(a.lots[i]) * _m.lots[i]
+
+    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
+    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
+    m.L = pyo.Set(initialize=[i for i in range(n) if a.lots[i] > 0], ordered=True)
+    m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
+                     bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
+    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
+
+
+def hill_breakpoints_for(
+    a: SourceArrays, curves: Sequence[int], count: int, given: Mapping[int, np.ndarray] | None
+) -> dict[int, np.ndarray]:
+    """The breakpoints of each S-shaped curve's piecewise form, in hours [h]."""
+    given = given or {}
+    return {i: _breakpoints(a.upper[i], count, given.get(i)) for i in curves}
+
+
+def add_hill_forms(m: pyo.ConcreteModel, built: BuiltModel, hill: Sequence[int], argument: Any) -> None:
+    """The piecewise forms ``m.hill`` over ``m.H`` that bound the S-shaped curves' ``m.z``
+    from above, in the curves' hours ``argument`` (an indexed variable)."""
+    a = built.arrays
+    pts = {i: list(built.hill_breakpoints[i]) for i in hill}
+    tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
+    m.hill = pyo.Piecewise(
+        m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
+    )
 
 
 def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:

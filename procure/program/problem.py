@@ -69,7 +69,8 @@ class Problem:
         ``transport_usd_per_hour`` [$/h] (of which ``bytes_usd_per_hour``,
         ``cores_usd_per_hour`` and ``idle_usd_per_hour``), ``transport_share`` (transport
         bill / price [1]), ``rate`` (ρσφ,
-        effective h per h), ``held_hours``, ``available_hours`` (inf = unlimited),
+        effective h per h), ``exchange_rate`` (ρ), ``survival`` (σ), ``shelf_life_factor`` (φ)
+        [1], ``held_hours``, ``available_hours`` (inf = unlimited),
         ``lot_hours``, ``min_order_hours`` [h], ``fixed_fee_usd`` [$], ``curve``,
         ``saturation_hours`` [effective h], ``curve_shape`` [1], and per recorded hour the
         use of each capacity (columns named as :data:`CAPACITIES`).
@@ -231,6 +232,9 @@ def price_ledger(
             "rate": value.effective_rate(
                 table["exchange_rate"], table["survival"], table["shelf_life_months"], cl.horizon_months
             ).astype(float),
+            "exchange_rate": table["exchange_rate"].astype(float),
+            "survival": table["survival"].astype(float),
+            "shelf_life_factor": value.shelf_life_factor(table["shelf_life_months"], cl.horizon_months).astype(float),
             "held_hours": table["held_hours"].astype(float),
             "available_hours": table["available_hours"].astype(float),
             "lot_hours": table["lot_hours"].astype(float),

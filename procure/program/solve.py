@@ -74,6 +74,7 @@ class _Refined:
     rounds: int
     results: Any
     lam: float = math.nan
+    w: np.ndarray | None = None  # hours each curve's value was read at
 
 
 class Program:
@@ -125,16 +126,17 @@ class Program:
         t0 = time.perf_counter()
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
-        self._built = build(
-            problem,
-            hill_points=self._first_hill_points,
-            hill_breakpoints=hill_breakpoints,
-            cuts=old.cuts() if old is not None else (),
-            cuts_in_model=False,
-        )
+        self._built = self._make(problem, hill_breakpoints, old.cuts() if old is not None else [])
         self._highs = handed_over(self._built)
         self._params_stale = np.zeros(problem.n, dtype=bool)
         self.build_seconds += time.perf_counter() - t0
+
+    def _make(
+        self, problem: Problem, hill_breakpoints: dict[int, np.ndarray] | None, cuts: list[tuple[int, float]]
+    ) -> BuiltModel:
+        """The built model of ``problem`` (budget mode), with the cuts and breakpoints kept."""
+        return build(problem, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints, cuts=cuts,
+                     cuts_in_model=False)  # fmt: skip
 
     @property
     def built(self) -> BuiltModel:
@@ -245,16 +247,16 @@ class Program:
             built = self.built
             a = built.arrays
             res = self._solve_once(deadline, rel_gap=rel_gap)
-            x = np.clip(res.x, 0.0, a.upper)
-            z = res.z
-            _e, v = a.value_of(x)
-            true_value = float(v.sum())
+            x = np.clip(res.x, 0.0, built.plan_upper)
+            w = np.clip(res.w, 0.0, a.upper)
+            _e, v = a.value_of(w)
+            true_value = built.true_objective(v)
             bound = res.bound
             upper = max(float(bound), true_value)
             gap = (upper - true_value) / max(abs(upper), 1e-12)
             if gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE:
-                return _Refined(self.highs.budget, x, true_value, upper, gap, rounds, res)
-            if not self._progress(built, x, z, v, upper, float(bound)):
+                return _Refined(self.highs.budget, x, true_value, upper, gap, rounds, res, w=w)
+            if not self._progress(built, w, res.z, v, upper, float(bound) - res.objective):
                 if rel_gap > TOLERANCE_FLOOR:
                     rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
                     continue
@@ -268,15 +270,19 @@ class Program:
         )
 
     def _progress(
-        self, built: BuiltModel, x: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, bound: float
+        self, built: BuiltModel, x: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float
     ) -> bool:
-        """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help."""
+        """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help.
+
+        ``x`` is the hours each curve's value is read at, ``z`` the value the model credits
+        each curve, ``v`` its true value, ``mip_gap`` the solver's bound less its objective.
+        """
         a = built.arrays
         excess = z - v
         over = excess > max(CUT_THRESHOLD * max(1.0, abs(upper)), CUT_MIN_EXCESS)
         cut_part = float(np.sum(np.maximum(excess[a.concave], 0.0)))
         hill_part = float(np.sum(np.maximum(excess[~a.concave], 0.0)))
-        mip_part = max(0.0, bound - float(z.sum()))
+        mip_part = max(0.0, mip_gap)
         if mip_part > cut_part + hill_part:
             return False  # the gap is the branch and bound's: tighten it
         candidates = np.flatnonzero(over & a.concave)
@@ -297,7 +303,7 @@ class Program:
     def _check_minimum_orders(self) -> None:
         p = self.problem
         budget = float(p.budget or 0.0)
-        room = self.built.arrays.room
+        room = self.built.room
         least = np.where(room > 0, p.least_order_usd, np.inf)
         if budget > 0 and (room > 0).any() and np.all(least > budget):
             i = int(np.argmin(least))
@@ -333,7 +339,7 @@ class Program:
         return read_plan(
             self.problem,
             x=r.x,
-            room=self.built.arrays.room,
+            room=self.built.room,
             value=r.value,
             value_upper_bound=r.upper,
             gap=gap,
@@ -487,7 +493,7 @@ class Program:
                 "storage) with the hours held: relax --max-share or raise the capacities"
             )
         held_e = p.rate * p.held
-        most_e = held_e + p.rate * np.where(np.isfinite(built.arrays.room), built.arrays.room, 0.0)
+        most_e = held_e + p.rate * np.where(np.isfinite(built.room), built.room, 0.0)
         parts = []
         for key, share in p.max_share.items():
             members = p.members(key)

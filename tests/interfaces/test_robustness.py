@@ -50,7 +50,7 @@ def test_a_column_given_twice_is_an_error(ledger_copy, capsys):
     path.write_text("\n".join(lines) + "\n")
     code, _out, err = _run(["bill", "--ledger", str(ledger_copy)], capsys)
     assert code == 2
-    assert "column 'survival' is given twice (columns 18 and 23)" in err
+    assert "column 'survival' is given twice (columns 18 and 25)" in err
 
 
 def test_columns_of_your_own_are_ignored(ledger_copy):

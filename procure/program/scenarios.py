@@ -1,0 +1,184 @@
+"""The numbers of the program under uncertainty: one problem, several scenarios, a risk measure.
+
+A scenario gives each source its exchange rate ρ, survival σ, saturation scale k and price
+(:class:`procure.ledger.scenarios.Scenarios`). In scenario ω the value of a plan is
+``V_ω = Σ_s v_s(a_sω (h0_s + x_s [+ y_sω]); k_sω)`` with ``a_sω = ρ_sω σ_sω φ_s``; the program
+maximises ``(1 − W) E[V] + W CVaR_A[V]``, CVaR_A being the mean value of the worst share A of
+scenarios by probability (Rockafellar and Uryasev). With recourse (``M = recourse_price_x``),
+each scenario may add hours ``y_sω`` once its numbers are known, at ``M`` times that
+scenario's all-in price of an hour (its price plus the transport bill), within the same budget
+and capacities. Hours bought now pay the ledger's price. Later hours are bought continuously:
+a source with lots, a minimum order or a fee is bought now only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT
+from ..errors import invalid
+from ..ledger.scenarios import Scenarios
+from .problem import Mode, Problem
+
+
+def cvar(values: np.ndarray, probability: np.ndarray, alpha: float) -> float:
+    """Mean of the worst share ``alpha`` of ``values`` by probability [the values' unit].
+
+    The scenario at the boundary counts with the part of its probability that fills ``alpha``;
+    ``alpha = 1`` gives the expected value.
+    """
+    order = np.argsort(values, kind="stable")
+    v = np.asarray(values, dtype=float)[order]
+    p = np.asarray(probability, dtype=float)[order]
+    taken = np.minimum(p, np.maximum(0.0, alpha - (np.cumsum(p) - p)))
+    return float(taken @ v / alpha)
+
+
+def risk_adjusted(values: np.ndarray, probability: np.ndarray, alpha: float, weight: float) -> float:
+    """``(1 − weight) E[values] + weight CVaR_alpha[values]`` [the values' unit]."""
+    expected = float(np.asarray(probability, dtype=float) @ np.asarray(values, dtype=float))
+    if weight == 0:
+        return expected
+    return (1 - weight) * expected + weight * cvar(values, probability, alpha)
+
+
+@dataclass(frozen=True)
+class ScenarioProblem:
+    """A budget-mode problem with scenarios.
+
+    Attributes
+    ----------
+    base : Problem
+        Today's numbers (the ledger's), in budget mode: costs, capacities, integer terms.
+    names : tuple of str
+        Scenario names.
+    probability : numpy.ndarray
+        Probability of each scenario [1].
+    rate : numpy.ndarray
+        Effective hours per recorded hour of each source in each scenario, ρσφ (scenarios ×
+        sources) [1].
+    saturation_hours : numpy.ndarray
+        Saturation scale of each source in each scenario (scenarios × sources) [effective h].
+    later_cost : numpy.ndarray
+        All-in price of an hour bought later in each scenario: the scenario's price plus the
+        transport bill (scenarios × sources) [$/h].
+    mean_rate : numpy.ndarray
+        Rate of each source in the mean scenario: the mean ρ times the mean σ times φ [1].
+    risk_alpha : float
+        Share of the worst scenarios the CVaR averages (0 < A ≤ 1) [1].
+    risk_weight : float
+        Weight of the CVaR in the objective (0 ≤ W ≤ 1) [1].
+    recourse_price_x : float or None
+        Hours bought later cost this times the scenario's all-in price (≥ 1); None: no hours
+        are bought later.
+    """
+
+    base: Problem
+    names: tuple[str, ...]
+    probability: np.ndarray
+    rate: np.ndarray
+    saturation_hours: np.ndarray
+    later_cost: np.ndarray
+    mean_rate: np.ndarray
+    risk_alpha: float = DEFAULT_RISK_ALPHA
+    risk_weight: float = DEFAULT_RISK_WEIGHT
+    recourse_price_x: float | None = None
+
+    @property
+    def count(self) -> int:
+        """Number of scenarios."""
+        return len(self.names)
+
+    @property
+    def n(self) -> int:
+        """Number of sources."""
+        return self.base.n
+
+    def objective(self, scenario_values: np.ndarray) -> float:
+        """The risk-adjusted value of a plan worth ``scenario_values`` in the scenarios."""
+        return risk_adjusted(scenario_values, self.probability, self.risk_alpha, self.risk_weight)
+
+    def scenario(self, k: int) -> Problem:
+        """The deterministic problem of scenario ``k`` known in advance: its rates and scales;
+        each hour at today's all-in price, or with recourse at the cheaper of today's and the
+        later one (M times the scenario's), for the sources that can be bought later."""
+        problem = _with_curves(self.base, self.rate[k], self.saturation_hours[k])
+        if self.recourse_price_x is None:
+            return problem
+        later = np.where(self.later_ok, self.recourse_price_x * self.later_cost[k], np.inf)
+        return problem.with_cost(np.minimum(problem.cost, later))
+
+    @property
+    def later_ok(self) -> np.ndarray:
+        """Sources that can be bought later: those without lots, a minimum order or a fee
+        (those terms are for the purchase made now) [bool per source]."""
+        b = self.base
+        return (b.column("lot_hours") == 0) & (b.column("min_order_hours") == 0) & (b.column("fixed_fee_usd") == 0)
+
+    def mean(self) -> Problem:
+        """The deterministic problem of the mean scenario: each uncertain number's
+        probability-weighted mean (ρ, σ and k separately; the rate is their product with φ)."""
+        return _with_curves(self.base, self.mean_rate, self.probability @ self.saturation_hours)
+
+
+def _with_curves(problem: Problem, rate: np.ndarray, k: np.ndarray) -> Problem:
+    s = problem.sources.copy()
+    s["rate"] = np.asarray(rate, dtype=float)
+    s["saturation_hours"] = np.asarray(k, dtype=float)
+    return replace(problem, sources=s)
+
+
+def _check_share(name: str, x: float, *, low_open: bool) -> float:
+    ok = isinstance(x, int | float) and math.isfinite(x) and (x > 0 if low_open else x >= 0) and x <= 1
+    if not ok:
+        raise invalid(name, x, f"must be a number {'>' if low_open else '≥'} 0 and ≤ 1")
+    return float(x)
+
+
+def scenario_problem(
+    problem: Problem,
+    scenarios: Scenarios,
+    *,
+    risk_alpha: float = DEFAULT_RISK_ALPHA,
+    risk_weight: float = DEFAULT_RISK_WEIGHT,
+    recourse_price_x: float | None = None,
+) -> ScenarioProblem:
+    """The scenario program of a budget-mode problem.
+
+    Raises
+    ------
+    InputError
+        The problem is in target mode; the scenarios are for another number of sources; ``A``
+        outside (0, 1], ``W`` outside [0, 1], ``M`` below 1.
+    """
+    if problem.mode is not Mode.BUDGET:
+        raise invalid("target", problem.target, "scenarios are solved for a budget: give --budget, not --target")
+    alpha = _check_share("risk_alpha", risk_alpha, low_open=True)
+    weight = _check_share("risk_weight", risk_weight, low_open=False)
+    if recourse_price_x is not None and not (
+        isinstance(recourse_price_x, int | float) and math.isfinite(recourse_price_x) and recourse_price_x >= 1
+    ):
+        raise invalid("recourse_price_x", recourse_price_x, "must be a number ≥ 1 (later hours cost at least today's)")
+    v = scenarios.values
+    if v["exchange_rate"].shape[1] != problem.n:
+        raise invalid("scenarios", scenarios.origin, f"are for {v['exchange_rate'].shape[1]} sources, not {problem.n}")
+    s = problem.sources
+    phi = s["shelf_life_factor"].to_numpy(dtype=float)
+    rho_sigma = v["exchange_rate"] * v["survival"]
+    transport = s["transport_usd_per_hour"].to_numpy(dtype=float)
+    mean = scenarios.mean()
+    return ScenarioProblem(
+        base=problem,
+        names=scenarios.names,
+        probability=np.asarray(scenarios.probability, dtype=float),
+        rate=rho_sigma * phi[None, :],
+        saturation_hours=np.asarray(v["saturation_hours"], dtype=float),
+        later_cost=v["price_usd_per_hour"] + transport[None, :],
+        mean_rate=mean["exchange_rate"] * mean["survival"] * phi,
+        risk_alpha=alpha,
+        risk_weight=weight,
+        recourse_price_x=float(recourse_price_x) if recourse_price_x is not None else None,
+    )

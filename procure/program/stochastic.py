@@ -1,0 +1,254 @@
+"""Solving the program under uncertainty: one plan of hours to buy now, certified across scenarios.
+
+:class:`StochasticProgram` is :class:`procure.program.solve.Program` on the model of
+:mod:`procure.program.scenario_model`: the same refine-until-certified loop, with a curve per
+(scenario, source) pair and the true objective the risk-adjusted value of the plan over the
+scenarios. :class:`ScenarioPlan` is its answer: the plan (what to buy now), its value in each
+scenario, the expected value and CVaR, and with recourse what each scenario would add later.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
+from ..errors import invalid
+from ..output import jsonable
+from . import value
+from .model import DEFAULT_HILL_POINTS, BuiltModel
+from .plan import Plan
+from .problem import BOUGHT_HOURS, Problem
+from .scenario_model import build_scenarios
+from .scenarios import ScenarioProblem, cvar
+from .solve import Program
+
+#: Columns of ``ScenarioPlan.scenario_values`` with their units.
+SCENARIO_VALUE_COLUMNS = {
+    "scenario": "name",
+    "probability": "1",
+    "value": "own-hour equivalents: the plan's value in this scenario (later hours included)",
+    "later_usd": "$ spent later in this scenario (recourse)",
+}
+#: Columns of ``ScenarioPlan.recourse`` with their units.
+RECOURSE_COLUMNS = {"scenario": "name", "source": "name", "hours": "h bought later", "usd": "$ (all in, at M × price)"}
+
+
+@dataclass(frozen=True)
+class ScenarioPlan:
+    """A plan under uncertainty.
+
+    Attributes
+    ----------
+    plan : Plan
+        What to buy now. Its ``value``, ``value_upper_bound`` and ``gap`` are the risk-adjusted
+        objective's (the expected value when the risk weight is 0); its per-source ``value``
+        and ``effective_hours`` are expectations over the scenarios, later hours included.
+    expected_value : float
+        E[V], the probability-weighted mean of the plan's value [own-hour equivalents].
+    cvar : float
+        CVaR at ``risk_alpha``: the mean value of the worst share of scenarios [own-hour eq.].
+    risk_alpha, risk_weight : float
+        The CVaR's share A and its weight W in the objective [1].
+    recourse_price_x : float or None
+        Later hours cost this times the scenario's all-in price; None without recourse.
+    scenario_values : pandas.DataFrame
+        Columns of :data:`SCENARIO_VALUE_COLUMNS`, one row per scenario.
+    recourse : pandas.DataFrame
+        Columns of :data:`RECOURSE_COLUMNS`: what each scenario adds later (empty without).
+    evpi : float
+        Expected value of perfect information: the mean over scenarios of the best plan's
+        value knowing the scenario, less the objective of this plan [own-hour equivalents];
+        NaN until computed (:func:`procure.analyses.uncertainty.solve_uncertain`).
+    vss : float
+        Value of the stochastic solution: this plan's objective less that of the plan made
+        for the mean scenario [own-hour equivalents]; NaN until computed.
+    wait_and_see : float
+        The mean over scenarios of the best value knowing each one [own-hour equivalents].
+    mean_plan_values : pandas.DataFrame or None
+        The mean-scenario plan's value in each scenario (``scenario``, ``probability``,
+        ``value``), and its hours (``mean_plan_hours``), for comparison.
+    """
+
+    plan: Plan
+    expected_value: float
+    cvar: float
+    risk_alpha: float
+    risk_weight: float
+    recourse_price_x: float | None
+    scenario_values: pd.DataFrame
+    recourse: pd.DataFrame
+    evpi: float = math.nan
+    vss: float = math.nan
+    wait_and_see: float = math.nan
+    mean_plan_objective: float = math.nan
+    mean_plan_values: pd.DataFrame | None = None
+    mean_plan_hours: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    ran_on: str = ""
+
+    @property
+    def value(self) -> float:
+        """The plan's objective: risk-adjusted value [own-hour equivalents]."""
+        return self.plan.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``procure solve`` with scenarios: the plan's keys, then these."""
+        out = self.plan.to_dict()
+        out["notes"] = list(out.get("notes", [])) + self.notes
+        out.update(
+            {
+                "expected_value": self.expected_value,
+                "cvar": self.cvar,
+                "risk_alpha": self.risk_alpha,
+                "risk_weight": self.risk_weight,
+                "scenario_values": self.scenario_values.to_dict("records"),
+                "evpi": self.evpi,
+                "vss": self.vss,
+                "wait_and_see": self.wait_and_see,
+                "mean_plan_objective": self.mean_plan_objective,
+                "recourse_price_x": self.recourse_price_x,
+                "ran_on": self.ran_on,
+            }
+        )
+        if self.recourse_price_x is not None:
+            out["recourse"] = self.recourse.to_dict("records")
+        if self.mean_plan_values is not None:
+            out["mean_plan_values"] = self.mean_plan_values.to_dict("records")
+        return jsonable(out)
+
+
+class StochasticProgram(Program):
+    """A scenario problem's built model and its persistent solver (see :class:`Program`).
+
+    Parameters
+    ----------
+    problem : ScenarioProblem
+        The scenarios, risk measure and recourse.
+    fixed_hours : numpy.ndarray, optional
+        Hours bought now of each source, fixed: the program then only chooses what each
+        scenario adds later (to value a given plan with recourse).
+    tolerance, time_limit, hill_points
+        As for :class:`Program`.
+    """
+
+    def __init__(
+        self,
+        problem: ScenarioProblem,
+        *,
+        fixed_hours: np.ndarray | None = None,
+        tolerance: float = DEFAULT_TOLERANCE,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        hill_points: int = DEFAULT_HILL_POINTS,
+    ) -> None:
+        self.scenarios = problem
+        self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
+        super().__init__(problem.base, tolerance=tolerance, time_limit=time_limit, hill_points=hill_points)
+
+    def _make(
+        self, problem: Problem, hill_breakpoints: dict[int, np.ndarray] | None, cuts: list[tuple[int, float]]
+    ) -> BuiltModel:
+        sp = replace(self.scenarios, base=problem)
+        return build_scenarios(sp, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints, cuts=cuts)
+
+    def _build(self, problem: Problem, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+        super()._build(problem, hill_breakpoints=hill_breakpoints)
+        if self.fixed_hours is not None:
+            self.highs.fix_hours(self.fixed_hours)
+
+    def set_costs(self, cost: np.ndarray) -> None:
+        """Not offered: a scenario program's prices are its scenarios'."""
+        raise invalid("cost", "new costs", "a scenario program is rebuilt for new prices, not changed in place")
+
+    def _diagnose(self) -> str:
+        return (
+            "infeasible: no plan meets the budget, the capacities and the mix bounds in every scenario: raise "
+            "--budget or relax --max-share"
+        )
+
+    def solve(self) -> ScenarioPlan:  # type: ignore[override]
+        """Solve, refine until certified, and read the plan and its scenarios."""
+        t0 = time.perf_counter()
+        deadline = t0 + self.time_limit
+        self._check_minimum_orders()
+        r = self._refine(deadline, self.tolerance)
+        lam, shadow = self._duals(r.results)
+        plan = self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+        assert r.w is not None
+        return self._scenario_plan(plan, r.x, r.w)
+
+    def _scenario_plan(self, plan: Plan, x: np.ndarray, w: np.ndarray) -> ScenarioPlan:
+        sp = self.scenarios
+        n, count = sp.n, sp.count
+        a = self.built.arrays
+        e, v = a.value_of(w)
+        values = v.reshape(count, n)
+        totals = values.sum(axis=1)
+        hours = w.reshape(count, n)
+        later = np.maximum(hours - x[None, :], 0.0) if sp.recourse_price_x is not None else np.zeros((count, n))
+        later = np.where(later > BOUGHT_HOURS, later, 0.0)
+        later_usd = (sp.recourse_price_x or 0.0) * sp.later_cost * later
+        prob = sp.probability
+        s = plan.sources.copy()
+        s["value"] = prob @ values
+        s["effective_hours"] = prob @ e.reshape(count, n)
+        if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+            slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
+            expected_slope = prob @ slope.reshape(count, n)
+            charge = s["marginal_value_per_usd"].to_numpy()
+            price_only = s["marginal_value_per_usd_price_only"].to_numpy()
+            # keep each source's capacity charge: the expected slope over the same all-in cost
+            with np.errstate(divide="ignore", invalid="ignore"):
+                old_slope = np.asarray(
+                    self.problem.marginal_value_per_usd(x) * self.problem.cost, dtype=float
+                )  # v'·a at the ledger's numbers × cost = v'·a
+                ratio = np.where(old_slope > 0, expected_slope / np.where(old_slope > 0, old_slope, 1.0), 0.0)
+            s["marginal_value_per_usd"] = charge * ratio
+            s["marginal_value_per_usd_price_only"] = price_only * ratio
+        plan = replace(plan, sources=s)
+        scenario_values = pd.DataFrame(
+            {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
+        )
+        k_idx, i_idx = np.nonzero(later)
+        recourse = pd.DataFrame(
+            {
+                "scenario": [sp.names[k] for k in k_idx.tolist()],
+                "source": sp.base.sources["source"].to_numpy()[i_idx],
+                "hours": later[k_idx, i_idx],
+                "usd": later_usd[k_idx, i_idx],
+            },
+            columns=list(RECOURSE_COLUMNS),
+        )
+        return ScenarioPlan(
+            plan=plan,
+            expected_value=float(prob @ totals),
+            cvar=cvar(totals, prob, sp.risk_alpha),
+            risk_alpha=sp.risk_alpha,
+            risk_weight=sp.risk_weight,
+            recourse_price_x=sp.recourse_price_x,
+            scenario_values=scenario_values,
+            recourse=recourse,
+        )
+
+
+def solve_scenarios(problem: ScenarioProblem, **options: Any) -> ScenarioPlan:
+    """Build and solve a scenario problem (see :class:`StochasticProgram`), without EVPI or VSS."""
+    return StochasticProgram(problem, **options).solve()
+
+
+def scenario_values(problem: ScenarioProblem, hours: np.ndarray) -> np.ndarray:
+    """The true value of buying ``hours`` now in each scenario, with no later hours
+    [own-hour equivalents per scenario]."""
+    sp = problem
+    h = sp.base.held + np.asarray(hours, dtype=float)
+    s = sp.base.sources
+    e = sp.rate * h[None, :]
+    v = value.value(
+        e, s["curve"].to_numpy(str)[None, :], sp.saturation_hours, s["curve_shape"].to_numpy(float)[None, :]
+    )
+    return np.asarray(v, dtype=float).sum(axis=1)

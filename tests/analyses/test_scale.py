@@ -1,0 +1,88 @@
+"""Scale-out on Dask: a local cluster of 2 worker processes gives exactly the serial results."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from procure.analyses import scale
+from procure.analyses.sensitivity import POINTS_PER_CHUNK, sweep
+from procure.analyses.uncertainty import solve_uncertain
+from procure.ledger import load_ledger
+from procure.ledger.scenarios import sample_scenarios
+from procure.ledger.synthetic import random_ledger
+from procure.program import from_ledger
+from procure.program.scenarios import scenario_problem
+
+distributed = pytest.importorskip("distributed")
+
+LEDGER = load_ledger()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as c:  # fmt: skip
+        yield c
+
+
+def _scenario_problem(n=30, samples=40, **options):
+    ledger = random_ledger(n, 5)
+    s = ledger.sources.copy()
+    s["exchange_rate_low"] = 0.5 * s["exchange_rate"]
+    s["exchange_rate_high"] = 1.5 * s["exchange_rate"]
+    sc = sample_scenarios(s, samples, seed=1)
+    return scenario_problem(from_ledger(ledger, budget=200_000), sc, **options)
+
+
+@pytest.mark.parametrize("options", [{}, {"recourse_price_x": 1.2}])
+def test_evpi_on_a_cluster_equals_the_serial_run(cluster, options):
+    sp = _scenario_problem(**options)
+    serial = solve_uncertain(sp, workers=1)
+    spread = solve_uncertain(sp, scheduler=cluster.scheduler_address)
+    assert "in this process" in serial.ran_on
+    assert "Dask cluster" in spread.ran_on
+    assert spread.evpi == serial.evpi
+    assert spread.wait_and_see == serial.wait_and_see
+    assert spread.vss == serial.vss
+    np.testing.assert_array_equal(spread.plan.sources["hours"], serial.plan.sources["hours"])
+
+
+def test_sweep_on_a_cluster_equals_the_serial_run(cluster):
+    steps = 2 * POINTS_PER_CHUNK + 3  # three chunks, the last short
+    serial = sweep(LEDGER, "byte_price_x", 0.1, 10, steps, budget=100_000, workers=1)
+    spread = sweep(LEDGER, "byte_price_x", 0.1, 10, steps, budget=100_000, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(spread, serial)
+    assert serial["x"].nunique() == steps
+
+
+def test_a_local_cluster_starts_when_the_work_pays(monkeypatch):
+    monkeypatch.setattr(scale, "LOCAL_CLUSTER_PAYS_SECONDS", 0.0)
+    where: list[str] = []
+    done: list[int] = []
+    got = scale.run_chunks(_square, scale.chunks(list(range(7)), 2), args=(3,), workers=2, where=where,
+                           progress=lambda d, t: done.append(d))  # fmt: skip
+    assert got == [3 * i * i for i in range(7)]
+    assert "local Dask cluster of 2 worker processes" in where[0]
+    assert sorted(done) == [1, 2, 3, 4]
+
+
+def test_without_dask_the_work_runs_here_and_says_so(monkeypatch):
+    monkeypatch.setattr(scale, "LOCAL_CLUSTER_PAYS_SECONDS", 0.0)
+    monkeypatch.setattr(scale, "dask_missing", lambda: "Dask is not installed: pip install 'procure[scale]'")
+    notes: list[str] = []
+    got = scale.run_chunks(_square, scale.chunks(list(range(5)), 2), args=(1,), workers=2, notes=notes)
+    assert got == [i * i for i in range(5)]
+    assert notes == ["Dask is not installed: pip install 'procure[scale]'"]
+
+
+def test_bad_workers_are_named():
+    with pytest.raises(Exception, match="workers = 0 is invalid"):
+        scale.run_chunks(_square, [[1]], args=(1,), workers=0)
+
+
+def _square(factor, part):
+    return [factor * i * i for i in part]

@@ -1,0 +1,189 @@
+"""The program under uncertainty against independent solutions.
+
+* one scenario: today's deterministic plan;
+* scenarios that only scale one source's value (its ρ and k by the same factor c, which
+  multiplies ``k ln(1 + ρσφh/k)`` by c): the deterministic plan on the probability-weighted curve;
+* small random ledgers (3–5 sources, 10–30 scenarios): expected value, CVaR and recourse plans
+  against one LP on a fixed tangent grid (``scenario_oracle``), within 1e-4 relative;
+* EVPI ≥ 0, VSS ≥ 0; CVaR with W = 1 never has a worse worst-share mean than another W.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scenario_oracle
+
+from procure.analyses.uncertainty import solve_uncertain
+from procure.ledger import load_ledger
+from procure.ledger.load import UNCERTAIN_COLUMNS
+from procure.ledger.scenarios import Scenarios
+from procure.ledger.synthetic import random_ledger
+from procure.program import from_ledger
+from procure.program.scenarios import cvar, scenario_problem
+from procure.program.solve import solve_problem
+from procure.program.stochastic import solve_scenarios
+
+TOL = 1e-4
+
+
+def ledger_scenarios(sources, count, seed, *, columns=UNCERTAIN_COLUMNS, spread=0.6, probability=None):
+    """``count`` scenarios that multiply each uncertain column of each source by a random factor."""
+    rng = np.random.default_rng(seed)
+    values = {c: np.tile(sources[c].to_numpy(float), (count, 1)) for c in UNCERTAIN_COLUMNS}
+    for c in columns:
+        values[c] = values[c] * rng.uniform(1 - spread, 1 + spread, values[c].shape)
+    values["survival"] = np.minimum(values["survival"], 1.0)
+    prob = np.full(count, 1 / count) if probability is None else probability
+    return Scenarios(tuple(f"w{k}" for k in range(count)), prob, values, "test")
+
+
+def test_one_scenario_is_the_deterministic_plan():
+    ledger = load_ledger()
+    problem = from_ledger(ledger, budget=100_000)
+    one = ledger_scenarios(ledger.sources, 1, 0, columns=())
+    plan = solve_scenarios(scenario_problem(problem, one), tolerance=1e-7)
+    today = solve_problem(problem, tolerance=1e-7)
+    assert plan.value == pytest.approx(today.value, rel=2e-7)
+    assert plan.expected_value == pytest.approx(today.value, rel=2e-7)
+    np.testing.assert_allclose(plan.plan.sources["hours"], today.sources["hours"], rtol=1e-3, atol=0.5)
+
+
+@pytest.mark.parametrize("weights", [(0.5, 1.0, 1.5), (0.2, 0.3, 2.5)])
+def test_scaling_one_source_is_the_weighted_curve(weights):
+    ledger = load_ledger()
+    problem = from_ledger(ledger, budget=100_000)
+    count = len(weights)
+    prob = np.array([0.2, 0.5, 0.3])
+    sc = ledger_scenarios(ledger.sources, count, 0, columns=(), probability=prob)
+    twin = 1
+    for k, c in enumerate(weights):
+        sc.values["exchange_rate"][k, twin] *= c
+        sc.values["saturation_hours"][k, twin] *= c
+    plan = solve_scenarios(scenario_problem(problem, sc), tolerance=1e-7)
+    mean = float(prob @ np.array(weights))
+    s = problem.sources.copy()
+    s.loc[twin, "rate"] *= mean
+    s.loc[twin, "saturation_hours"] *= mean
+    from dataclasses import replace
+
+    weighted = solve_problem(replace(problem, sources=s), tolerance=1e-7)
+    assert plan.expected_value == pytest.approx(weighted.value, rel=2e-7)
+    np.testing.assert_allclose(plan.plan.sources["hours"], weighted.sources["hours"], rtol=1e-3, atol=0.5)
+
+
+CASES = [(n, count, seed) for seed, (n, count) in enumerate([(3, 10), (4, 20), (5, 30), (3, 25), (5, 12)])]
+
+
+def _random_problem(n, count, seed, budget_share=0.3):
+    ledger = random_ledger(n, seed)
+    probe = from_ledger(ledger, budget=1.0)
+    budget = budget_share * float(probe.cost @ probe.column("available_hours"))
+    problem = from_ledger(ledger, budget=budget)
+    rng = np.random.default_rng(seed + 100)
+    prob = rng.dirichlet(np.ones(count))
+    sc = ledger_scenarios(ledger.sources, count, seed, probability=prob)
+    return problem, sc
+
+
+def _check_against_oracle(sp):
+    got = solve_scenarios(sp, tolerance=TOL / 10)
+    want = scenario_oracle.solve(sp)
+    scale = abs(want.upper)
+    # Each is a certified lower bound of the other's upper bound, and they agree within 1e-4.
+    assert got.value <= want.upper * (1 + 1e-9) + 1e-9
+    assert want.value <= got.plan.value_upper_bound * (1 + 1e-9) + 1e-9
+    assert abs(got.value - want.value) <= TOL * scale
+    return got, want
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES)
+def test_expected_value_plan_matches_an_independent_lp(n, count, seed):
+    problem, sc = _random_problem(n, count, seed)
+    got, _want = _check_against_oracle(scenario_problem(problem, sc))
+    assert got.expected_value == pytest.approx(got.value)
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES[:4])
+def test_cvar_plan_matches_an_independent_lp(n, count, seed):
+    problem, sc = _random_problem(n, count, seed)
+    sp = scenario_problem(problem, sc, risk_alpha=0.2, risk_weight=0.7)
+    got, _want = _check_against_oracle(sp)
+    assert got.value == pytest.approx(0.3 * got.expected_value + 0.7 * got.cvar, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES[:4])
+def test_recourse_plan_matches_an_independent_lp(n, count, seed):
+    problem, sc = _random_problem(n, count, seed)
+    sp = scenario_problem(problem, sc, recourse_price_x=1.15)
+    got, _want = _check_against_oracle(sp)
+    # What each scenario adds later is priced at M times its own price.
+    r = got.recourse
+    if len(r):
+        k = [sp.names.index(name) for name in r["scenario"]]
+        i = [list(problem.sources["source"]).index(name) for name in r["source"]]
+        np.testing.assert_allclose(r["usd"], 1.15 * sp.later_cost[k, i] * r["hours"], rtol=1e-12)
+
+
+def test_recourse_at_todays_price_leaves_nothing_to_learn():
+    """With later hours at today's price (M = 1) and prices that do not move, waiting costs
+    nothing: the plan reaches the wait-and-see value and the EVPI is 0 within the tolerance."""
+    problem, sc = _random_problem(4, 12, 7)
+    sc.values["price_usd_per_hour"][:] = problem.sources["price_usd_per_hour"].to_numpy()[None, :]
+    result = solve_uncertain(scenario_problem(problem, sc, recourse_price_x=1.0), tolerance=1e-6)
+    assert result.evpi <= 3e-6 * result.value
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES)
+@pytest.mark.parametrize("options", [{}, {"risk_weight": 0.5, "risk_alpha": 0.25}, {"recourse_price_x": 1.3}])
+def test_evpi_and_vss_are_not_negative(n, count, seed, options):
+    problem, sc = _random_problem(n, count, seed)
+    result = solve_uncertain(scenario_problem(problem, sc, **options))
+    assert result.evpi >= 0
+    assert result.vss >= 0
+    # The raw differences, before the tolerance band is read as 0, are within it.
+    assert result.wait_and_see - result.value >= -2 * TOL * result.value
+    assert result.value - result.mean_plan_objective >= -2 * TOL * result.value
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES[:3])
+def test_full_cvar_weight_has_the_best_worst_share(n, count, seed):
+    problem, sc = _random_problem(n, count, seed)
+    alpha = 0.2
+    tails = {}
+    for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+        plan = solve_scenarios(scenario_problem(problem, sc, risk_alpha=alpha, risk_weight=weight), tolerance=1e-6)
+        tails[weight] = plan.cvar
+    assert all(tails[1.0] >= t - 2e-6 * abs(t) for t in tails.values())
+
+
+def test_cvar_is_the_mean_of_the_worst_share():
+    v = np.array([5.0, 1.0, 3.0, 2.0])
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    # The worst 0.5: all of 1.0 (0.2) and 0.3 of 2.0 (0.4).
+    assert cvar(v, p, 0.5) == pytest.approx((0.2 * 1.0 + 0.3 * 2.0) / 0.5)
+    assert cvar(v, p, 1.0) == pytest.approx(p @ v)
+    assert cvar(v, p, 0.1) == pytest.approx(1.0)
+
+
+def test_scenarios_ask_for_a_budget():
+    ledger = load_ledger()
+    sc = ledger_scenarios(ledger.sources, 2, 0)
+    with pytest.raises(Exception, match="scenarios are solved for a budget"):
+        scenario_problem(from_ledger(ledger, target=500), sc)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"risk_alpha": 0.0}, "risk_alpha = 0.0 is invalid"),
+        ({"risk_alpha": 1.5}, "risk_alpha = 1.5 is invalid"),
+        ({"risk_weight": -0.1}, "risk_weight = -0.1 is invalid"),
+        ({"recourse_price_x": 0.9}, "recourse_price_x = 0.9 is invalid"),
+    ],
+)
+def test_bad_risk_options_are_named(options, message):
+    ledger = load_ledger()
+    sc = ledger_scenarios(ledger.sources, 2, 0)
+    with pytest.raises(Exception, match=message):
+        scenario_problem(from_ledger(ledger, budget=1000), sc, **options)
