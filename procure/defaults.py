@@ -38,3 +38,9 @@ TABLE_COLUMNS = 8
 DEFAULT_RISK_ALPHA = 0.1
 #: Default weight of the CVaR in the objective [1] (0: the expected value alone).
 DEFAULT_RISK_WEIGHT = 0.0
+
+#: Frames the app's queue timeline simulates (the warm-up share is DEFAULT_WARMUP's): enough
+#: for the window it draws and a steady busy fraction, few enough to redraw as a slider moves.
+APP_SIMULATED_FRAMES = 4_000
+#: Points of the app's byte-price chart.
+APP_SWEEP_STEPS = 9

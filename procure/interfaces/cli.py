@@ -667,6 +667,29 @@ def sensitivity_command(
     out.commit()
 
 
+@app.command("app")
+@_ledger_option
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on (this machine only by default)."
+)
+@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
+def app_command(ledger_dir: Path | None, host: str, port: int) -> None:
+    """The lesson's widget and the planner in a browser: pipeline, plan, byte prices."""
+    from ..ledger import load_ledger
+
+    if not 0 < port < 65536:
+        raise click.BadParameter(f"{port} is invalid: must be between 1 and 65535", param_hint="'--port'")
+    load_ledger(ledger_dir)  # a bad ledger stops here, in one line
+    try:
+        from .app import serve
+    except ImportError as exc:  # pragma: no cover - the app module imports nothing optional
+        raise click.ClickException(str(exc)) from None
+    try:
+        serve(ledger_dir, host, port, announce=lambda line: console.print(Text(line)))
+    except ImportError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @app.command("calibrate")
 @click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--repeat", type=int, default=5, show_default=True, help="Timed decoding runs of each file.")

@@ -269,8 +269,51 @@ def scenario_values(plan: ScenarioPlan) -> Figure:
 
 
 @quiet_glyphs
-def sensitivity_hours(frame: pd.DataFrame) -> Figure:
-    """Hours bought of each source against the varied input (log scale), and the plan's value."""
+def stage_rates(row: pd.Series) -> Figure:
+    """The rates of the accelerator's demand, the read and the decode stage [frames/s], the
+    binding stage marked: the slowest of read and decode, or the accelerator when both keep up."""
+    names = ["accelerator", "read", "decode"]
+    rates = [float(row["demand_fps"]), float(row["read_fps"]), float(row["decode_fps"])]
+    binding = str(row["stage"])
+    fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
+    colors = ["tab:red" if n == binding else "tab:grey" for n in names]
+    bars = ax.barh(names, rates, color=colors)
+    for bar, rate, n in zip(bars, rates, names, strict=True):
+        ax.annotate(f"{rate:,.0f}" + (" ← binds" if n == binding else ""), (bar.get_width(), bar.get_y() + 0.4),
+                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("frames/s (log scale)")
+    ax.invert_yaxis()
+    ax.set_xlim(right=max(rates) * 8)
+    ax.set_title(f"busy {100 * float(row['busy']):.1f} %", loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+@quiet_glyphs
+def bill_terms(row: pd.Series) -> Figure:
+    """The transport bill of one recorded hour as one stacked bar: bytes, cores, idle [$]."""
+    fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
+    left = 0.0
+    for name, key, color in (("bytes", "bytes_usd", "tab:blue"), ("cores", "cores_usd", "tab:orange"),
+                             ("idle accelerator", "idle_usd", "tab:red")):  # fmt: skip
+        v = float(row[key])
+        ax.barh([0], [v], left=left, color=color, label=f"{name} ${v:,.2f}")
+        left += v
+    ax.set_yticks([])
+    ax.set_xlabel("$ per recorded hour")
+    ax.set_title(f"bill ${float(row['bill_usd']):,.2f}, {100 * float(row['share']):.1f} % of the price",
+                 loc="left", fontsize=10)  # fmt: skip
+    ax.set_ylim(-0.5, 1.6)
+    ax.legend(loc="upper left", ncol=1, fontsize=8, frameon=False)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    return fig
+
+
+@quiet_glyphs
+def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = None) -> Figure:
+    """Hours bought of each source against the varied input (log scale), and the plan's value;
+    ``span`` (byte-price multipliers over which the plan keeps its shape) shaded."""
     parameter = str(frame["parameter"].iloc[0])
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     for source, part in frame.groupby("source", sort=False):
@@ -282,6 +325,13 @@ def sensitivity_hours(frame: pd.DataFrame) -> Figure:
     ax.set_ylim(bottom=0)
     ax.set_ylabel("hours bought")
     ax.set_title(f"The plan as {parameter} moves", loc="left")
+    if span is not None:
+        lo, hi = max(span[0], float(frame["x"].min())), min(span[1], float(frame["x"].max()))
+        for a in (ax, ax2):
+            a.axvspan(lo, hi, color="tab:green", alpha=0.12, linewidth=0)
+        ax.annotate(f"the plan keeps its shape from {span[0]:.3g} to {span[1]:.3g}", (lo, 1),
+                    xycoords=("data", "axes fraction"), xytext=(3, -12), textcoords="offset points", fontsize=8,
+                    color="tab:green")  # fmt: skip
     ax.spines[["top", "right"]].set_visible(False)
     plan = frame.groupby("x", sort=True).first()
     ax2.plot(plan.index, plan["plan_value"], color="black", marker="o", markersize=3)

@@ -17,9 +17,9 @@ MOST_BYTE_PRICE_X = 1e4
 
 
 def check_byte_price_x(value: float) -> float:
-    """A byte-price multiplier, > 0 and ≤ :data:`MOST_BYTE_PRICE_X` [1]."""
-    if not (isinstance(value, int | float) and math.isfinite(value) and 0 < value <= MOST_BYTE_PRICE_X):
-        raise invalid("byte_price_x", value, f"must be a number > 0 and ≤ {MOST_BYTE_PRICE_X:g}")
+    """A byte-price multiplier, ≥ 0 (0: bytes are free) and ≤ :data:`MOST_BYTE_PRICE_X` [1]."""
+    if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= MOST_BYTE_PRICE_X):
+        raise invalid("byte_price_x", value, f"must be a number ≥ 0 (0: free bytes) and ≤ {MOST_BYTE_PRICE_X:g}")
     return float(value)
 
 

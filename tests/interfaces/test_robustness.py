@@ -96,12 +96,15 @@ def test_cluster_numbers_out_of_range(ledger_copy, capsys, old, new, message):
     [
         (["bill", "--cores", "1e300"], "cores = 1e+300 is invalid: must be a number ≥ 0 and ≤ 4096"),
         (["bill", "--params", "1"], "params = 1.0 is invalid: must be a number ≥ 1000 and ≤ 1e+14"),
-        (["bill", "--byte-price-x", "1e300"], "byte_price_x = 1e+300 is invalid: must be a number > 0 and ≤ 10000"),
+        (
+            ["bill", "--byte-price-x", "1e300"],
+            "byte_price_x = 1e+300 is invalid: must be a number ≥ 0 (0: free bytes) and ≤ 10000",
+        ),
         (["bill", "--width", "1e9"], "width = 1000000000.0 is invalid: must be a number > 0 and ≤ 16384"),
         (["bill", "--cores", "0"], "source 'own': nothing decodes its video"),
         (["simulate", "--frames", "1000000000"], "frames = 1000000000 is invalid"),
         (["solve", "--budget", "inf"], "budget = inf is invalid: must be a number ≥ 0"),
-        (["solve", "--budget", "1000", "--byte-price-x", "0"], "byte_price_x = 0.0 is invalid"),
+        (["solve", "--budget", "1000", "--byte-price-x", "-1"], "byte_price_x = -1.0 is invalid"),
         (["sensitivity", "--steps", "1000000"], "1000000 is invalid: must be ≥ 2 and ≤ 10,000"),
     ],
 )

@@ -184,7 +184,7 @@ def test_cli_prints_one_line(ledger_copy, capsys):
         (["bill", "--model", "nope"], "model = 'nope' is unknown"),
         (["bill", "--kind", "nope"], "kind = 'nope' is not in"),
         (["bill", "--read", "sideways"], "Invalid value for '--read'"),
-        (["bill", "--byte-price-x", "0"], "byte_price_x = 0.0 is invalid: must be a number > 0"),
+        (["bill", "--byte-price-x", "-0.5"], "byte_price_x = -0.5 is invalid: must be a number ≥ 0"),
         (["bill", "--side", "7"], "side = 7.0 is invalid: must be at least the patch, 14 px"),
         (["bill", "--bogus"], "No such option '--bogus'"),
     ],
