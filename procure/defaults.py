@@ -44,3 +44,7 @@ DEFAULT_RISK_WEIGHT = 0.0
 APP_SIMULATED_FRAMES = 4_000
 #: Points of the app's byte-price chart.
 APP_SWEEP_STEPS = 9
+#: The budget ``procure sensitivity`` and the app start from [$].
+DEFAULT_BUDGET = 100_000.0
+#: The most CPU cores per accelerator the app's slider offers.
+APP_MOST_CORES = 64

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..defaults import APP_SIMULATED_FRAMES, APP_SWEEP_STEPS
+from ..defaults import APP_MOST_CORES, APP_SIMULATED_FRAMES, APP_SWEEP_STEPS, DEFAULT_BUDGET
 from ..errors import ProcureError
 from ..ledger import Ledger, cluster_with, load_ledger, model_names, variant
 from ..ledger.load import load_accelerators
@@ -90,6 +90,10 @@ def pipeline_row(ledger: Ledger, inputs: dict[str, Any]) -> pd.Series:
     return row
 
 
+#: Ids of the pipeline page's numbers, the keys of :func:`shown_numbers`.
+NUMBER_IDS = ("busy", "stage", "cores_needed", "pixels_per_token", "gb_per_hour", "bill_usd", "share")
+
+
 def shown_numbers(row: pd.Series) -> dict[str, str]:
     """The pipeline page's numbers, as ``procure bill`` prints them."""
     return {
@@ -131,7 +135,7 @@ def make_app(ledger_dir: Path | str | None = None) -> Any:
         ui.input_select("model", "Model card", cards, selected=start["model"]),
         ui.input_numeric("params", "Parameters (blank: the card's)", None, min=1e3),  # type: ignore[arg-type]
         ui.input_select("accelerator", "Accelerator", accelerators, selected=start["accelerator"]),
-        ui.input_slider("cores", "CPU cores per accelerator", 1, 64, start["cores"], step=1),
+        ui.input_slider("cores", "CPU cores per accelerator", 1, APP_MOST_CORES, start["cores"], step=1),
         ui.input_switch("nvdec", "Decode on NVDEC too", start["nvdec"]),
         ui.input_select("read", "Read", READS, selected=start["read"]),
         ui.input_select("byte_price_x", "Byte price", BYTE_PRICES, selected=start["byte_price_x"]),
@@ -172,8 +176,8 @@ def make_app(ledger_dir: Path | str | None = None) -> Any:
     ]
     plan_page = ui.layout_sidebar(
         ui.sidebar(
-            ui.input_slider("budget_slider", "Budget, log₁₀ $", *BUDGET_DECADES, 5.0, step=0.01),
-            boxed(ui.input_numeric("budget", "Budget [$]", 100_000, min=0, step=1000), "budget_message"),
+            ui.input_slider("budget_slider", "Budget, log₁₀ $", *BUDGET_DECADES, math.log10(DEFAULT_BUDGET), step=0.01),
+            boxed(ui.input_numeric("budget", "Budget [$]", DEFAULT_BUDGET, min=0, step=1000), "budget_message"),
             ui.h6("Hours already held"),
             *held_inputs,
             ui.h6("Mix bounds (share of effective hours)"),
@@ -236,10 +240,6 @@ def make_app(ledger_dir: Path | str | None = None) -> Any:
             except ProcureError as exc:
                 return None, str(exc)
 
-        def number_of(key: str) -> str:
-            row, _ = pipeline()
-            return shown_numbers(row)[key] if row is not None else "—"
-
         @shiny_render.text
         def pipeline_message() -> str:
             return pipeline()[1]
@@ -247,35 +247,17 @@ def make_app(ledger_dir: Path | str | None = None) -> Any:
         @shiny_render.text
         def cameras_message() -> str:
             message = pipeline()[1]
-            return message if message.startswith(("cameras", "cameras =")) else ""
+            return message if message.startswith("cameras") else ""
 
-        @shiny_render.text
-        def busy() -> str:
-            return number_of("busy")
+        def shown(key: str) -> Any:
+            def text() -> str:
+                row, _ = pipeline()
+                return shown_numbers(row)[key] if row is not None else "—"
 
-        @shiny_render.text
-        def stage() -> str:
-            return number_of("stage")
+            return text
 
-        @shiny_render.text
-        def cores_needed() -> str:
-            return number_of("cores_needed")
-
-        @shiny_render.text
-        def pixels_per_token() -> str:
-            return number_of("pixels_per_token")
-
-        @shiny_render.text
-        def gb_per_hour() -> str:
-            return number_of("gb_per_hour")
-
-        @shiny_render.text
-        def bill_usd() -> str:
-            return number_of("bill_usd")
-
-        @shiny_render.text
-        def share() -> str:
-            return number_of("share")
+        for key in NUMBER_IDS:
+            output(id=key)(shiny_render.text(shown(key)))
 
         @shiny_render.plot(alt="The stages' rates in frames per second, the binding stage marked")
         def stage_rates() -> Any:

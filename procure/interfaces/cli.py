@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..defaults import (
+    DEFAULT_BUDGET,
     DEFAULT_BUFFER,
     DEFAULT_FRAMES,
     DEFAULT_RISK_ALPHA,
@@ -601,7 +602,7 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
     help=f"Vary another input instead: {', '.join(VARY_PARAMETERS)}.",
 )
 @click.option("--steps", type=int, default=9, show_default=True, help="Points in the range.")
-@click.option("--budget", type=float, default=100_000.0, show_default=True, help="Dollars to spend [$].")
+@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Dollars to spend [$].")
 @click.option(
     "--tolerance",
     type=float,
@@ -675,15 +676,10 @@ def sensitivity_command(
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
 def app_command(ledger_dir: Path | None, host: str, port: int) -> None:
     """The lesson's widget and the planner in a browser: pipeline, plan, byte prices."""
-    from ..ledger import load_ledger
+    from .app import serve
 
     if not 0 < port < 65536:
         raise click.BadParameter(f"{port} is invalid: must be between 1 and 65535", param_hint="'--port'")
-    load_ledger(ledger_dir)  # a bad ledger stops here, in one line
-    try:
-        from .app import serve
-    except ImportError as exc:  # pragma: no cover - the app module imports nothing optional
-        raise click.ClickException(str(exc)) from None
     try:
         serve(ledger_dir, host, port, announce=lambda line: console.print(Text(line)))
     except ImportError as exc:

@@ -229,6 +229,30 @@ def _header(path: Path) -> list[str]:
     return [name.strip() for name in first]
 
 
+def read_csv_text(path: Path, what: str) -> pd.DataFrame:
+    """A ledger CSV file as text cells, its column names as written (stripped) and each once.
+
+    Blank lines are kept, so that row i is line i + 2 of the file.
+
+    Raises
+    ------
+    LedgerError
+        No such file (``what`` says what the file is for), not CSV, a column given twice.
+    """
+    if not path.is_file():
+        raise LedgerError(f"{path}: no such file: {what}")
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, skip_blank_lines=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
+    header = _header(path)
+    for i, name in enumerate(header):
+        if name in header[:i]:
+            raise LedgerError(f"{path}: column {name!r} is given twice (columns {header.index(name) + 1} and {i + 1})")
+    raw.columns = header
+    return raw
+
+
 def read_sources(path: Path | str) -> pd.DataFrame:
     """Read and validate ``sources.csv``.
 
@@ -252,23 +276,14 @@ def read_sources(path: Path | str) -> pd.DataFrame:
         duplicate source, a bad value.
     """
     path = Path(path)
-    if not path.is_file():
-        raise LedgerError(f"{path}: no such file: a ledger folder needs sources.csv")
-    try:
-        # Blank lines are kept (and skipped below) so that row i is line i + 2 of the file.
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, skip_blank_lines=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
-    header = _header(path)
-    for i, name in enumerate(header):
-        if name in header[:i]:
-            raise LedgerError(f"{path}: column {name!r} is given twice (columns {header.index(name) + 1} and {i + 1})")
+    raw = read_csv_text(path, "a ledger folder needs sources.csv")
+    header = list(raw.columns)
+    for name in header:
         if name not in SOURCE_COLUMNS and not name.startswith(USER_COLUMN_PREFIX):
             raise LedgerError(
                 f"{path}: column {name!r} is unknown{_did_you_mean(name, SOURCE_COLUMNS)}: columns of your own "
                 f"start with {USER_COLUMN_PREFIX!r} (procure ignores them); see docs/ledger.md for the others"
             )
-    raw.columns = header
     missing = [c for c in REQUIRED_SOURCE_COLUMNS if c not in raw.columns]
     if missing:
         raise LedgerError(

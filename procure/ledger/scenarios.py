@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError
-from .load import RANGE_SUFFIXES, UNCERTAIN_COLUMNS, Ledger, _did_you_mean, _header, check_source_value
+from .load import RANGE_SUFFIXES, UNCERTAIN_COLUMNS, Ledger, _did_you_mean, check_source_value, read_csv_text
 
 #: File name of a ledger's scenarios.
 SCENARIO_FILE = "scenarios.csv"
@@ -91,22 +91,13 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
         scenarios, or do not sum to 1.
     """
     path = Path(path)
-    if not path.is_file():
-        raise LedgerError(f"{path}: no such file: scenarios are a CSV file ({', '.join(SCENARIO_COLUMNS)})")
-    try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, skip_blank_lines=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
-    header = _header(path)
-    for i, name in enumerate(header):
-        if name in header[:i]:
-            raise LedgerError(f"{path}: column {name!r} is given twice")
+    raw = read_csv_text(path, f"scenarios are a CSV file ({', '.join(SCENARIO_COLUMNS)})")
+    for name in raw.columns:
         if name not in SCENARIO_COLUMNS:
             raise LedgerError(
                 f"{path}: column {name!r} is unknown{_did_you_mean(name, SCENARIO_COLUMNS)}: allowed are "
                 f"{', '.join(SCENARIO_COLUMNS)}"
             )
-    raw.columns = header
     for required in ("scenario", "source"):
         if required not in raw.columns:
             raise LedgerError(f"{path}: missing column {required!r}: a scenarios file needs scenario and source")

@@ -266,10 +266,11 @@ class HighsModel:
 
     def fix_hours(self, hours: np.ndarray) -> None:
         """Fix the hours bought now of each source (the columns of ``x``) [h]."""
+        hours = np.asarray(hours, dtype=float)
+        has = self.x_cols >= 0
+        cols = self.x_cols[has].astype(np.int32)
         with _solver_streams():
-            for i, h in enumerate(np.asarray(hours, dtype=float).tolist()):
-                if self.x_cols[i] >= 0:
-                    self.h.changeColBounds(int(self.x_cols[i]), h, h)
+            self.h.changeColsBounds(len(cols), cols, hours[has], hours[has])
 
 
 def handed_over(built: BuiltModel) -> HighsModel:

@@ -380,17 +380,8 @@ def build(
     m.mix = pyo.Constraint(m.G, rule=mix_rule)
 
     m.cuts = pyo.ConstraintList()
-    hill = [i for i in range(n) if not a.concave[i]]
     built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows, cuts_in_model=cuts_in_model)
-    sources, points = initial_points(a)
-    kept = [(i, p) for i, p in cuts if 0 <= i < n and a.concave[i]]
-    sources = np.concatenate([sources, np.array([i for i, _ in kept], dtype=np.int64)])
-    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
-    add_cuts(built, sources, points)
-    m.H = pyo.Set(initialize=hill, ordered=True)
-    if hill:
-        built.hill_breakpoints = hill_breakpoints_for(a, hill, hill_points, hill_breakpoints)
-        add_hill_forms(m, built, hill, m.x)
+    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.x)
     m.objective = pyo.Objective(
         expr=LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.z.values())), sense=pyo.maximize
     )
@@ -424,23 +415,33 @@ def add_integer_terms(m: pyo.ConcreteModel, a: SourceArrays, min_order: np.ndarr
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
 
-def hill_breakpoints_for(
-    a: SourceArrays, curves: Sequence[int], count: int, given: Mapping[int, np.ndarray] | None
-) -> dict[int, np.ndarray]:
-    """The breakpoints of each S-shaped curve's piecewise form, in hours [h]."""
-    given = given or {}
-    return {i: _breakpoints(a.upper[i], count, given.get(i)) for i in curves}
-
-
-def add_hill_forms(m: pyo.ConcreteModel, built: BuiltModel, hill: Sequence[int], argument: Any) -> None:
-    """The piecewise forms ``m.hill`` over ``m.H`` that bound the S-shaped curves' ``m.z``
-    from above, in the curves' hours ``argument`` (an indexed variable)."""
-    a = built.arrays
-    pts = {i: list(built.hill_breakpoints[i]) for i in hill}
-    tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
-    m.hill = pyo.Piecewise(
-        m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
-    )
+def add_curve_forms(
+    built: BuiltModel,
+    cuts: Sequence[tuple[int, float]],
+    hill_points: int,
+    hill_breakpoints: Mapping[int, np.ndarray] | None,
+    argument: Any,
+) -> None:
+    """What bounds each curve of a built model from above: the first tangent cuts of the concave
+    curves and the ``cuts`` kept from a model it replaces, and the piecewise forms ``m.hill``
+    over ``m.H`` of the S-shaped ones, in the curves' hours ``argument`` (an indexed variable)."""
+    a, m = built.arrays, built.model
+    curves = len(a.cost)
+    sources, points = initial_points(a)
+    kept = [(i, p) for i, p in cuts if 0 <= i < curves and a.concave[i]]
+    sources = np.concatenate([sources, np.array([i for i, _ in kept], dtype=np.int64)])
+    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
+    add_cuts(built, sources, points)
+    hill = np.flatnonzero(~a.concave).tolist()
+    m.H = pyo.Set(initialize=hill, ordered=True)
+    if hill:
+        given = hill_breakpoints or {}
+        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
+        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
+        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
+        m.hill = pyo.Piecewise(
+            m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
+        )
 
 
 def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:

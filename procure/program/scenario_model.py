@@ -31,11 +31,8 @@ from .model import (
     DEFAULT_HILL_POINTS,
     BuiltModel,
     SourceArrays,
-    add_cuts,
-    add_hill_forms,
+    add_curve_forms,
     add_integer_terms,
-    hill_breakpoints_for,
-    initial_points,
     source_arrays,
 )
 from .scenarios import ScenarioProblem
@@ -220,13 +217,5 @@ def build_scenarios(
         plan_upper=a.upper,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
-    sources, points = initial_points(c)
-    kept = [(j, p) for j, p in cuts if 0 <= j < curves and c.concave[j]]
-    sources = np.concatenate([sources, np.array([j for j, _ in kept], dtype=np.int64)])
-    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
-    add_cuts(built, sources, points)
-    m.H = pyo.Set(initialize=hill, ordered=True)
-    if hill:
-        built.hill_breakpoints = hill_breakpoints_for(c, hill, hill_points, hill_breakpoints)
-        add_hill_forms(m, built, hill, m.w)
+    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w)
     return built

@@ -327,10 +327,14 @@ class Program:
         deadline = t0 + self.time_limit
         if self.problem.mode is Mode.TARGET:
             return self._solve_target(t0, deadline)
+        return self._solve_budget(t0, deadline)[0]
+
+    def _solve_budget(self, t0: float, deadline: float) -> tuple[Plan, _Refined]:
+        """The certified plan at the model's budget, and the refined solve it was read from."""
         self._check_minimum_orders()
         r = self._refine(deadline, self.tolerance)
         lam, shadow = self._duals(r.results)
-        return self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+        return self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0), r
 
     def _read(
         self, r: _Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,

@@ -174,11 +174,7 @@ class StochasticProgram(Program):
     def solve(self) -> ScenarioPlan:  # type: ignore[override]
         """Solve, refine until certified, and read the plan and its scenarios."""
         t0 = time.perf_counter()
-        deadline = t0 + self.time_limit
-        self._check_minimum_orders()
-        r = self._refine(deadline, self.tolerance)
-        lam, shadow = self._duals(r.results)
-        plan = self._read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+        plan, r = self._solve_budget(t0, t0 + self.time_limit)
         assert r.w is not None
         return self._scenario_plan(plan, r.x, r.w)
 
@@ -198,18 +194,18 @@ class StochasticProgram(Program):
         s["value"] = prob @ values
         s["effective_hours"] = prob @ e.reshape(count, n)
         if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+            # The value per dollar of the next hour, over the same all-in cost (capacity charges
+            # included) as the plan read at the ledger's numbers, with the expected slope.
             slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
             expected_slope = prob @ slope.reshape(count, n)
-            charge = s["marginal_value_per_usd"].to_numpy()
-            price_only = s["marginal_value_per_usd_price_only"].to_numpy()
-            # keep each source's capacity charge: the expected slope over the same all-in cost
-            with np.errstate(divide="ignore", invalid="ignore"):
-                old_slope = np.asarray(
-                    self.problem.marginal_value_per_usd(x) * self.problem.cost, dtype=float
-                )  # v'·a at the ledger's numbers × cost = v'·a
-                ratio = np.where(old_slope > 0, expected_slope / np.where(old_slope > 0, old_slope, 1.0), 0.0)
-            s["marginal_value_per_usd"] = charge * ratio
-            s["marginal_value_per_usd_price_only"] = price_only * ratio
+            b = self.problem
+            e_ledger = b.rate * (b.held + x)
+            curve = b.sources["curve"].to_numpy(str)
+            ledger_slope = b.rate * np.asarray(value.derivative(e_ledger, curve, b.column("saturation_hours"),
+                                                                b.column("curve_shape")), dtype=float)  # fmt: skip
+            ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
+            for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
+                s[column] = s[column].to_numpy() * ratio
         plan = replace(plan, sources=s)
         scenario_values = pd.DataFrame(
             {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
