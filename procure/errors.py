@@ -7,6 +7,8 @@ it as it is and exit non-zero.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 
 class ProcureError(ValueError):
     """Base of every error :mod:`procure` raises on bad input or an unsolvable request."""
@@ -20,8 +22,40 @@ class InputError(ProcureError):
     """An argument passed to a formula, a simulation or a command is invalid."""
 
 
+class Reason(StrEnum):
+    """Why the program gave no plan: the ``reason`` of a :class:`SolveError`."""
+
+    #: No plan meets the budget (or money), the capacities and the mix bounds.
+    INFEASIBLE = "infeasible"
+    #: The value has no ceiling (a free, unlimited source).
+    UNBOUNDED = "unbounded"
+    #: The time limit was reached before the plan was certified.
+    TIME_LIMIT = "time_limit"
+    #: The bounds did not close within the tolerance (solver precision or the round limit).
+    NOT_CERTIFIED = "not_certified"
+    #: The request itself cannot be modelled (no sources, an unlimited source with integer terms).
+    INVALID = "invalid"
+
+
 class SolveError(ProcureError):
-    """The procurement program has no acceptable solution (infeasible, unbounded, out of time)."""
+    """The procurement program has no acceptable solution.
+
+    Parameters
+    ----------
+    message : str
+        One line saying why, in the user's terms.
+    reason : Reason, default ``Reason.INFEASIBLE``
+        The kind of failure, for a program to tell "out of time" from "infeasible" without
+        reading the message.
+    """
+
+    def __init__(self, message: str, reason: Reason = Reason.INFEASIBLE) -> None:
+        super().__init__(message)
+        self.reason = Reason(reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle with the reason (errors cross process boundaries on Dask)."""
+        return (type(self), (str(self), self.reason))
 
 
 def invalid(field: str, value: object, allowed: str, where: str = "") -> InputError:
