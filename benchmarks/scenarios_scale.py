@@ -28,7 +28,7 @@ from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
 from procure.program.scenarios import scenario_problem
 from procure.program.solve import Program
-from procure.program.stochastic import StochasticProgram
+from procure.program.stochastic import solve_scenarios
 
 
 def main() -> None:
@@ -70,8 +70,8 @@ def _program(args, n, count, ev, risk, deterministic, info, limit) -> None:  # t
 
     times = interleaved(
         {
-            "expected": run("expected", lambda: StochasticProgram(ev, time_limit=limit).solve()),
-            "cvar": run("cvar", lambda: StochasticProgram(risk, time_limit=limit).solve()),
+            "expected": run("expected", lambda: solve_scenarios(ev, time_limit=limit)),
+            "cvar": run("cvar", lambda: solve_scenarios(risk, time_limit=limit)),
             "deterministic": run("deterministic", lambda: Program(deterministic, time_limit=limit).solve()),
         },
         args.repeat,

@@ -30,7 +30,7 @@ from timing import interleaved, machine, ratio
 
 from procure import from_ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program.model import source_arrays
+from procure.program.bounds import source_arrays
 from procure.program.solve import Program
 
 
@@ -51,7 +51,7 @@ def reuse_loop(base, grid) -> list[float]:
     program = Program(base, tolerance=TOLERANCE)
     values = []
     for m in grid:
-        program.set_costs(base.with_byte_price_x(m).cost)
+        program.reprice(base.with_byte_price_x(m))
         values.append(program.solve().value)
     return values
 

@@ -29,9 +29,11 @@ from timing import interleaved, machine, ratio
 from procure import Ledger, from_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program import value
-from procure.program.model import initial_points, source_arrays
+from procure.program.bounds import source_arrays
+from procure.program.forms import initial_points
 from procure.program.plan import VALUE_ABS_TOLERANCE
-from procure.program.solve import CUT_MIN_EXCESS, CUT_THRESHOLD, Program
+from procure.program.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
+from procure.program.solve import Program
 
 TOLERANCE = 1e-4
 
@@ -52,7 +54,7 @@ def _base_lp(problem, st):
     h.addVars(n, np.full(n, -inf), np.full(n, inf))
     h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.full(n, -1.0))  # maximise Σ z
     idx = np.arange(n, dtype=np.int32)
-    h.addRow(-inf, float(problem.budget), n, idx, st.cost.astype(float))
+    h.addRow(-inf, float(problem.budget), n, idx, problem.cost.astype(float))
     for name, limit in problem.capacity.items():
         use = problem.usage(name)
         if np.isfinite(limit) and (use > 0).any():

@@ -113,7 +113,7 @@ class _Sweeper:
         p = self.parameter
         if p == "byte_price_x":
             problem = self.base.with_byte_price_x(x)
-            self.program.set_costs(problem.cost)
+            self.program.reprice(problem)
             return self.program, problem, x
         if p == "budget":
             self.program.set_budget(x)
@@ -123,7 +123,7 @@ class _Sweeper:
             self.program = Program(problem, tolerance=self.tolerance)
             return self.program, problem, 1.0
         problem = from_ledger(self.ledger, budget=self.budget, cluster=self.cluster.replace(**{p: x}))
-        self.program.set_costs(problem.cost)
+        self.program.reprice(problem)
         return self.program, problem, 1.0
 
 
@@ -227,7 +227,7 @@ def byte_price_range(problem: Problem, *, tolerance: float = 1e-6) -> tuple[floa
     program = Program(base, tolerance=tolerance)
 
     def shape_at(m: float) -> tuple:
-        program.set_costs(base.with_byte_price_x(m).cost)
+        program.reprice(base.with_byte_price_x(m))
         return _signature(program.solve())
 
     here = shape_at(1.0)

@@ -28,7 +28,7 @@ from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..program.problem import Problem
 from ..program.scenarios import ScenarioProblem
 from ..program.solve import solve_problem
-from ..program.stochastic import ScenarioPlan, StochasticProgram, scenario_values
+from ..program.stochastic import ScenarioPlan, scenario_values, solve_scenarios
 from .scale import chunks, run_chunks
 
 #: Scenarios per chunk of the wait-and-see solves: a chunk is one task on a Dask worker.
@@ -73,7 +73,7 @@ def solve_uncertain(
         ``progress(done, total)`` as chunks of scenarios finish.
     """
     options: dict[str, Any] = {"tolerance": tolerance, "time_limit": time_limit}
-    plan = StochasticProgram(problem, **options).solve()
+    plan = solve_scenarios(problem, **options)
     if not information:
         return plan
     notes: list[str] = []
@@ -87,7 +87,7 @@ def solve_uncertain(
         mean_values = scenario_values(problem, mean_hours)
         mean_objective = problem.objective(mean_values)
     else:
-        fixed = StochasticProgram(problem, fixed_hours=mean_hours, **options).solve()
+        fixed = solve_scenarios(problem, fixed_hours=mean_hours, **options)
         mean_values = fixed.scenario_values["value"].to_numpy(dtype=float)
         mean_objective = fixed.value
     rp = plan.value

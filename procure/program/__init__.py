@@ -2,9 +2,17 @@
 
 * :mod:`procure.program.problem`: the numbers of the program, from a ledger (:class:`Problem`);
 * :mod:`procure.program.value`: the value curves and the shelf-life factor;
-* :mod:`procure.program.model`: the Pyomo builder (variables, named rows, cuts, piecewise forms);
-* :mod:`procure.program.solve`: the refine-until-certified loop (:class:`Program`);
-* :mod:`procure.program.plan`: the :class:`Plan` and its readout.
+* :mod:`procure.program.scenarios`: the scenario problem, of which the deterministic problem is
+  the one-scenario case, and the risk measure;
+* :mod:`procure.program.bounds`: the numbers of each curve (a (scenario, source) pair) and its bounds;
+* :mod:`procure.program.model`: the one Pyomo builder, over sources × scenarios;
+* :mod:`procure.program.forms`: the tangent cuts and piecewise forms that bound the curves;
+* :mod:`procure.program.highs`: the hand-over of the model to HiGHS, kept in step with it;
+* :mod:`procure.program.solve`: :class:`Program`, which owns the model and re-solves it;
+* :mod:`procure.program.refine`, :mod:`procure.program.target`, :mod:`procure.program.diagnose`:
+  refine until certified, the least money for a value, why there is no plan;
+* :mod:`procure.program.plan`, :mod:`procure.program.stochastic`: the :class:`Plan` and the
+  scenario plan, read out of a solved program.
 
 The modules that need Pyomo (``model``, ``solve``) load when first used, so that reading a
 problem or a plan does not import the solver.
@@ -26,6 +34,8 @@ _LAZY = {
     "build": "model",
     "build_model": "model",
     "BuiltModel": "model",
+    "ScenarioPlan": "stochastic",
+    "solve_scenarios": "stochastic",
 }
 
 __all__ = [

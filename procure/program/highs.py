@@ -1,16 +1,18 @@
-"""The hand-over to HiGHS: a built Pyomo model as one sparse matrix, and cuts as batches.
+"""The hand-over to HiGHS: the Pyomo model as one sparse matrix, kept in step with the model.
 
-The model is compiled once, each constraint's linear form read with Pyomo's public
-``generate_standard_repn`` into one sparse matrix, passed to ``highspy`` whole, and then
-changed in place: each round's tangent cuts are appended as one batch of rows, a new budget is
-one row bound, new costs are the budget row's coefficients that changed. The solution is read
-by column index. Nothing private of Pyomo's solver classes is used.
+The model (:mod:`procure.program.model`) is the program; this module derives HiGHS's copy of
+it. Every active constraint is read once with Pyomo's public ``generate_standard_repn`` into
+one sparse matrix passed to ``highspy`` whole; the tangent cuts, blocks of ``model.cuts``, are
+appended as batches of rows from the numbers each block's rows were built from; a coefficient
+or bound that is an expression of the model's mutable parameters (costs, later costs, budget)
+is re-read and re-sent when they change, so HiGHS keeps its basis. The solution is read by
+column index. Nothing private of Pyomo's solver classes is used.
 
 Why not Pyomo's ``LinearStandardFormCompiler``: it builds a SciPy matrix, and Pyomo's deferred
 SciPy import then loads ``scipy.stats``, ``integrate`` and ``spatial`` too, 1.3 s of start-up
-on a 2-core machine, twice the whole solve of a small ledger. With the cuts kept as arrays, the
-model has only a few rows (budget, capacities, mix bounds, integer terms), and reading them one
-by one took 0.1 s at 10,000 sources and 1.35 s at 100,000, the compiler's time.
+on a 2-core machine, twice the whole solve of a small ledger. Why not Pyomo's persistent HiGHS
+interface: handing a model over through it took 1.1 s at 1,000 sources and 5–10 s at 10,000,
+against 0.1 s and 0.7 s here.
 
 HiGHS counts its time limit from the first run of a ``Highs`` object, across re-solves; each
 solve here sets the limit to the time used so far plus the time left.
@@ -25,6 +27,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 import highspy
 import numpy as np
@@ -32,8 +35,8 @@ import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
 from pyomo.repn.standard_repn import generate_standard_repn
 
-from ..errors import SolveError
-from .model import BuiltModel, tangent_rows
+from ..errors import Reason, SolveError
+from .model import BuiltModel
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -89,13 +92,19 @@ class Solution:
 
 
 class HighsModel:
-    """A built model handed to HiGHS as one matrix, re-solvable in place.
+    """A built model handed to HiGHS as one matrix, kept in step with the model.
+
+    Every active constraint of the Pyomo model becomes a row, read with
+    ``generate_standard_repn``; a coefficient or bound that is an expression of the model's
+    mutable parameters (the costs, the later costs, the budget) is re-read by
+    :meth:`sync_costs` and :meth:`sync_budget` after they change. The tangent cuts, blocks of
+    ``model.cuts``, are appended by :meth:`sync_cuts` from the numbers the block's rows were
+    built from. So the matrix HiGHS solves is always the model's, row for row.
 
     Parameters
     ----------
     built : BuiltModel
-        The model, built without its cuts (``cuts_in_model=False``): its cut points are
-        handed over as rows by :meth:`add_cuts`.
+        The model.
     """
 
     def __init__(self, built: BuiltModel) -> None:
@@ -103,9 +112,7 @@ class HighsModel:
         self.built = built
         columns = list(m.component_data_objects(pyo.Var, active=True, descend_into=True))
         col_of = {id(v): j for j, v in enumerate(columns)}
-        n_col = len(columns)
         self.x_cols = np.array([col_of.get(id(m.x[i]), -1) for i in m.S], dtype=np.int64)
-        assert built.arguments is not None
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
         self.w_cols = np.array([col_of.get(id(v), -1) for v in built.arguments], dtype=np.int64)
         self.z_cols = np.array([col_of.get(id(v), -1) for v in m.z.values()], dtype=np.int64)
@@ -113,30 +120,45 @@ class HighsModel:
         upper = np.array([INF if v.ub is None else float(v.ub) for v in columns])
         self.integer = np.array([v.is_integer() or v.is_binary() for v in columns], dtype=bool)
         self.row_of: dict[int, int] = {}
+        #: Coefficients that are expressions of mutable parameters: (row, column, expression).
+        self._live_coefs: list[tuple[int, int, Any]] = []
+        #: Upper bounds that are expressions of mutable parameters: (row, expression, constant).
+        self._live_upper: list[tuple[int, Any, float]] = []
         starts: list[int] = [0]
         index: list[int] = []
-        value: list[float] = []
+        values: list[float] = []
         row_lower: list[float] = []
         row_upper: list[float] = []
-        for con in m.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-            repn = generate_standard_repn(con.body, compute_values=True, quadratic=False)
+        for con in _rows_of(m):
+            row = len(row_lower)
+            repn = generate_standard_repn(con.body, compute_values=False, quadratic=False)
             if repn.nonlinear_expr is not None:
-                raise SolveError(f"constraint {con.name} is not linear")
-            constant = float(repn.constant or 0.0)
+                raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
+            constant = float(pyo.value(repn.constant or 0.0))
+            for v, c in zip(repn.linear_vars, repn.linear_coefs, strict=True):
+                col = col_of[id(v)]
+                if isinstance(c, int | float):
+                    coef = float(c)
+                else:
+                    coef = float(pyo.value(c))
+                    self._live_coefs.append((row, col, c))
+                if coef != 0.0:
+                    index.append(col)
+                    values.append(coef)
             lo = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
             hi = INF if con.upper is None else float(pyo.value(con.upper)) - constant
-            self.row_of[id(con)] = len(row_lower)
-            index.extend(col_of[id(v)] for v in repn.linear_vars)
-            value.extend(float(c) for c in repn.linear_coefs)
+            if con.upper is not None and not isinstance(con.upper, int | float) and not con.upper.is_constant():
+                self._live_upper.append((row, con.upper, constant))
+            self.row_of[id(con)] = row
             starts.append(len(index))
             row_lower.append(lo)
             row_upper.append(hi)
-        cost = np.zeros(n_col)
+        cost = np.zeros(len(columns))
         objective = generate_standard_repn(m.objective.expr, compute_values=True, quadratic=False)
         for v, c in zip(objective.linear_vars, objective.linear_coefs, strict=True):
             cost[col_of[id(v)]] += float(c)
         lp = highspy.HighsLp()
-        lp.num_col_ = n_col
+        lp.num_col_ = len(columns)
         lp.num_row_ = len(row_lower)
         lp.col_cost_ = cost
         lp.col_lower_ = lower
@@ -146,7 +168,7 @@ class HighsModel:
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
         lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
         lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.array(value, dtype=float)
+        lp.a_matrix_.value_ = np.array(values, dtype=float)
         if self.integer.any():
             lp.integrality_ = [
                 highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous for flag in self.integer
@@ -155,24 +177,36 @@ class HighsModel:
         self.h = _new_highs()
         with _solver_streams():
             self.h.passModel(lp)
-        assert built.budget_rows is not None and built.capacity_cons is not None and built.mix_cons is not None
         self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
-        self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_cons]
-        self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_cons]
-        self.cost = np.array([float(m.cost[i].value) for i in m.S])
-        self.budget = float(m.budget.value)
-        #: Rows of the matrix that are tangent cuts.
+        self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
+        self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
+        self._sent_coefs = np.array([float(pyo.value(c)) for _r, _c, c in self._live_coefs])
+        self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
+        #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
         self.cut_rows = 0
+        self._cut_blocks = 0
+        self.sync_cuts()
 
-    # ------------------------------------------------------------------ changes
+    # ------------------------------------------------------------------ keeping in step
 
-    def add_cuts(self, sources: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
-        """Append tangent cuts ``z_i + coef·w_i ≤ rhs`` of curves ``sources`` as one batch of rows."""
-        k = len(sources)
+    def sync_cuts(self) -> int:
+        """Append the rows of every cut block of the model not yet handed over; returns how many."""
+        m = self.built.model
+        added = 0
+        while self._cut_blocks in m.cuts:
+            block = m.cuts[self._cut_blocks]
+            self._add_cut_rows(block.cut_curve, block.cut_coef, block.cut_rhs)
+            added += len(block.cut_curve)
+            self._cut_blocks += 1
+        return added
+
+    def _add_cut_rows(self, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
+        """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` as one batch of rows."""
+        k = len(curves)
         if k == 0:
             return
         index = np.empty(2 * k, dtype=np.int32)
-        index[0::2], index[1::2] = self.z_cols[sources], self.w_cols[sources]
+        index[0::2], index[1::2] = self.z_cols[curves], self.w_cols[curves]
         value = np.empty(2 * k)
         value[0::2], value[1::2] = 1.0, coef
         with _solver_streams():
@@ -180,23 +214,25 @@ class HighsModel:
                            np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
         self.cut_rows += k
 
-    def set_budget(self, budget: float) -> None:
-        """A new right-hand side of the budget row(s) [$], sent only if it changed."""
-        if budget != self.budget:
-            for row in self.budget_rows:
-                self.h.changeRowBounds(row, -INF, float(budget))
-            self.budget = float(budget)
+    def sync_budget(self) -> None:
+        """Send the right-hand sides that depend on the model's parameters (the budget) where
+        they changed."""
+        for q, (row, expr, constant) in enumerate(self._live_upper):
+            hi = float(pyo.value(expr)) - constant
+            if hi != self._sent_upper[q]:
+                self.h.changeRowBounds(row, -INF, hi)
+                self._sent_upper[q] = hi
 
-    def set_costs(self, cost: np.ndarray) -> None:
-        """New budget-row coefficients [$/h]; only those that changed are sent, and a zero
-        that stays zero is not sent at all."""
-        changed = np.flatnonzero(cost != self.cost)
+    def sync_costs(self) -> None:
+        """Send the coefficients that depend on the model's parameters (the costs) where they
+        changed; a zero that stays zero is not sent."""
+        now = np.array([float(pyo.value(c)) for _r, _c, c in self._live_coefs])
+        changed = np.flatnonzero(now != self._sent_coefs)
         with _solver_streams():
-            for i in changed.tolist():
-                if self.x_cols[i] >= 0:
-                    for row in self.budget_rows:
-                        self.h.changeCoeff(row, int(self.x_cols[i]), float(cost[i]))
-        self.cost = np.asarray(cost, dtype=float).copy()
+            for q in changed.tolist():
+                row, col, _expr = self._live_coefs[q]
+                self.h.changeCoeff(row, col, float(now[q]))
+        self._sent_coefs = now
 
     # ------------------------------------------------------------------ solving
 
@@ -215,7 +251,7 @@ class HighsModel:
         if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
             return self._empty("unbounded")
         if status != highspy.HighsModelStatus.kOptimal:
-            raise SolveError(f"HiGHS stopped without a solution: {h.modelStatusToString(status)}")
+            raise SolveError(f"HiGHS stopped without a solution: {h.modelStatusToString(status)}", Reason.NOT_CERTIFIED)
         columns = np.asarray(h.getSolution().col_value, dtype=float)
         info = h.getInfo()
         objective = float(info.objective_function_value)
@@ -251,7 +287,9 @@ class HighsModel:
             h.passModel(lp)
             h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            raise SolveError("the LP with the plan's integers fixed has no solution: the duals cannot be read")
+            raise SolveError(
+                "the LP with the plan's integers fixed has no solution: the duals cannot be read", Reason.NOT_CERTIFIED
+            )
         return np.asarray(h.getSolution().row_dual, dtype=float)
 
     def duals(self, solution: Solution) -> tuple[float, list[float], list[float]]:
@@ -264,18 +302,11 @@ class HighsModel:
 
         return at(self.budget_rows), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
 
-    def fix_hours(self, hours: np.ndarray) -> None:
-        """Fix the hours bought now of each source (the columns of ``x``) [h]."""
-        hours = np.asarray(hours, dtype=float)
-        has = self.x_cols >= 0
-        cols = self.x_cols[has].astype(np.int32)
-        with _solver_streams():
-            self.h.changeColsBounds(len(cols), cols, hours[has], hours[has])
 
-
-def handed_over(built: BuiltModel) -> HighsModel:
-    """The model handed to HiGHS, with every cut point the built model has, as rows."""
-    hm = HighsModel(built)
-    sources, points = built.cut_arrays()
-    hm.add_cuts(*tangent_rows(built.arrays, sources, points))
-    return hm
+def _rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:
+    """Every active constraint of the model but the tangent cuts (handed over from their blocks)."""
+    cuts = m.cuts
+    for block in m.block_data_objects(active=True, descend_into=True):
+        if block.parent_component() is cuts:
+            continue
+        yield from block.component_data_objects(pyo.Constraint, active=True, descend_into=False)

@@ -1,21 +1,25 @@
-"""The Pyomo model of the procurement program: variables, named rows, cuts, piecewise forms.
+"""The Pyomo model of the procurement program: one formulation over sources × scenarios.
 
-maximise  Σ_s v_s(e_s),  e_s = a_s (h0_s + x_s),  a_s = ρ_s σ_s φ_s
+maximise  (1 − W) Σ_ω π_ω Σ_s z_sω  +  W (η − Σ_ω π_ω u_ω / A)
 subject to
-    budget        Σ_s (p_s + t_s) x_s + Σ_s fee_s y_s ≤ B
-    capacity r    Σ_s u_rs (h0_s + x_s) ≤ C_r     (accelerator-h, core-h, GB)
-    mix bound     Σ_{s∈G} e_s ≤ share · Σ_s e_s
-    0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s  (integer terms)
+    z_sω ≤ v_sω(w_sω)            tangent cuts or a piecewise form above the curve (:mod:`.forms`)
+    budget        Σ_s c_s x_s + Σ_s fee_s buy_s [+ Σ_s M c'_sω (w_sω − x_s)] ≤ B
+    capacity r    Σ_s u_rs (h0_s + w_sω) ≤ C_r     (accelerator-h, core-h, GB)
+    mix bound g   Σ_{s∈G} e_sω ≤ share · Σ_s e_sω,  e_sω = a_sω (h0_s + w_sω)
+    u_ω ≥ η − Σ_s z_sω,  u_ω ≥ 0                    (CVaR rows, only when W > 0)
+    0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s   (integer terms)
 
-This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve`
-refines and solves it; target mode solves this budget form at a sequence of budgets). Every
-curve enters through a form that lies on or above it, so the model's optimum bounds the true
-optimum from above:
+``x_s`` are the hours bought now, shared by every scenario. A curve is one (scenario, source)
+pair, ``j = ω n + s``, read at hours ``w_j``: without recourse ``w_j`` is ``x_s`` itself (a
+separate variable tied to it by ``ahead`` only where a piecewise form needs one per curve);
+with recourse (later hours at ``M`` times the scenario's all-in price ``c'_sω``) ``w_j ≥ x_s``
+are the hours the scenario ends with, and the budget, capacity and mix rows are per scenario.
+The deterministic program is one scenario of probability 1 with ``W = 0`` and no recourse: its
+curves are its sources, read at ``x``.
 
-* concave curves through tangent cuts on an epigraph variable, ``z_s ≤ v(ê) + v'(ê)(e_s − ê)``;
-* S-shaped hill curves (``s > 1``) through a piecewise-linear form with incremental binaries
-  (Pyomo ``Piecewise``, ``INC``) whose breakpoint values are the curve's plus the largest
-  amount by which the curve rises above its chords on the neighbouring segments.
+This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve`).
+The model holds the program's state: the costs ``cost[s]`` and later costs ``later[ω, s]``
+(mutable parameters), the budget ``budget``, the cuts (blocks of ``cuts``), the piecewise forms.
 """
 
 from __future__ import annotations
@@ -29,217 +33,71 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..errors import SolveError, invalid
-from . import value
-from .problem import CAPACITIES, Mode, Problem
+from ..errors import invalid
+from .bounds import CurveArrays, curve_arrays, source_arrays
+from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
+from .problem import Mode, Problem
+from .scenarios import ScenarioProblem, one_scenario
 
-#: Breakpoints of the first piecewise form of a hill curve with s > 1.
-DEFAULT_HILL_POINTS = 17
-#: First tangent points, in units of the curve's saturation scale k.
-INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
-#: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
-#: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
-SMALLEST_TANGENT_POINT = 1e-6
-#: Samples per segment at which a hill curve is compared with its chord.
-HILL_ERROR_SAMPLES = 65
-#: Relative margin on the sampled largest rise of a hill curve above a chord: sampling at
-#: 65 points a segment underestimates the true maximum by at most about 2.4e-4 of it [1].
-HILL_ERROR_MARGIN = 1e-3
-#: Two tangent points of one source closer than this share of the curve's scale are one [1].
-SAME_POINT = 1e-12
 #: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
 #: lot is not rounded down by floating-point error [1].
 LOT_FLOOR_MARGIN = 1e-9
 
 
 @dataclass
-class SourceArrays:
-    """What the model needs of each source, one array per source in ledger order.
-
-    Attributes
-    ----------
-    cost : numpy.ndarray
-        All-in price of an hour [$/h].
-    rate : numpy.ndarray
-        Effective hours per recorded hour, ρσφ [1].
-    held : numpy.ndarray
-        Hours already held [h].
-    room : numpy.ndarray
-        Most hours availability and capacities allow [h] (inf = unbounded).
-    upper : numpy.ndarray
-        The bound of ``x`` in the model [h]: ``room``, or what the budget buys where nothing
-        else bounds the source (or where a hill curve's breakpoints need a finite range).
-    budget_bounded : numpy.ndarray
-        True where ``upper`` comes from the budget.
-    curve, k, shape : numpy.ndarray
-        Value curve name, saturation scale [effective h] and shape [1].
-    concave : numpy.ndarray
-        True where the curve is concave (tangent cuts); False for S-shaped hill curves.
-    binary : numpy.ndarray
-        True where a minimum order or a fee needs an on/off variable.
-    lots : numpy.ndarray
-        Lot size [h] (0 = continuous).
-    """
-
-    cost: np.ndarray
-    rate: np.ndarray
-    held: np.ndarray
-    room: np.ndarray
-    upper: np.ndarray
-    budget_bounded: np.ndarray
-    curve: np.ndarray
-    k: np.ndarray
-    shape: np.ndarray
-    concave: np.ndarray
-    binary: np.ndarray
-    lots: np.ndarray
-
-    def value_of(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Effective hours and true value of each source when ``x`` hours are bought."""
-        e = self.rate * (self.held + x)
-        return e, np.asarray(value.value(e, self.curve, self.k, self.shape), dtype=float)
-
-
-def source_arrays(problem: Problem) -> SourceArrays:
-    """The arrays of :class:`SourceArrays` for a problem, with its bounds checked.
-
-    Raises
-    ------
-    SolveError
-        No sources; held hours already over a capacity; an unbounded request (a free,
-        unlimited source); an unlimited source with integer terms.
-    InputError
-        A hill curve with a shape ≤ 0.
-    """
-    s = problem.sources
-    if problem.n == 0:
-        raise SolveError("the ledger has no sources: nothing to buy")
-    cost = problem.cost
-    held = problem.held
-    upper = problem.column("available_hours").copy()
-    # Capacities bound what can be bought; held hours must fit already.
-    for name, limit in problem.capacity.items():
-        use = problem.usage(name)
-        if not math.isfinite(limit):
-            continue
-        unit = CAPACITIES[name][1]
-        used = float(use @ held)
-        if used > limit * (1 + 1e-12):
-            raise SolveError(
-                f"infeasible: the hours already held need {used:,.1f} {unit} of {name}, the capacity "
-                f"is {limit:,.1f} {unit} (over by {used - limit:,.1f} {unit}): raise the capacity "
-                "or lower held_hours"
-            )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where(use > 0, (limit - used) / use, np.inf)
-        upper = np.minimum(upper, np.maximum(room, 0.0))
-    room = upper.copy()  # what availability and capacities allow
-    shape = problem.column("curve_shape")
-    curve = s["curve"].to_numpy(str)
-    concave = np.asarray(value.is_concave(curve, shape), dtype=bool)
-    budget_bounded = np.zeros(problem.n, dtype=bool)
-    if problem.mode is Mode.BUDGET:
-        # The budget bounds a source in the model only where nothing else does, or where a hill
-        # curve's breakpoints need a tight range: the model then stays valid for other budgets
-        # and costs (Program.set_budget, Program.set_costs).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            afford = np.where(cost > 0, float(problem.budget or 0.0) / cost, np.inf)
-        budget_bounded = (~np.isfinite(room) | ~concave) & (afford < room)
-        upper = np.where(budget_bounded, afford, room)
-    bad_hill = (curve == "hill") & ~(shape > 0)
-    if bad_hill.any():
-        i = int(np.flatnonzero(bad_hill)[0])
-        raise invalid(f"curve_shape of {s['source'].iloc[i]!r}", float(shape[i]), "a hill curve needs a shape > 0")
-    free = ~np.isfinite(upper)
-    if problem.mode is Mode.BUDGET and free.any():
-        names = ", ".join(s.loc[free, "source"])
-        raise SolveError(
-            f"unbounded: {names} costs nothing, is unlimited and uses no limited capacity, so its value "
-            "has no ceiling: give it available_hours, a price or a capacity it uses"
-        )
-    lots = problem.column("lot_hours")
-    binary = ((problem.column("min_order_hours") > 0) | (problem.column("fixed_fee_usd") > 0)) & (upper > 0)
-    integer_unbounded = (binary | (lots > 0) | ~concave) & ~np.isfinite(upper)
-    if integer_unbounded.any():
-        bad = s["source"].iloc[int(np.flatnonzero(integer_unbounded)[0])]
-        raise SolveError(
-            f"{bad!r} is unlimited, which its lots, minimum order, fee or hill curve cannot be modelled with in "
-            "target mode: give it available_hours"
-        )
-    return SourceArrays(cost, problem.rate, held, room, upper, budget_bounded, curve,
-                        problem.column("saturation_hours"), shape, concave, binary, lots)  # fmt: skip
-
-
-@dataclass
 class BuiltModel:
-    """A built model and what the solve loop needs to know about it.
+    """A built model and where its parts are.
 
     Attributes
     ----------
     model : pyomo.environ.ConcreteModel
-        The model (components listed in :func:`build_model`).
-    arrays : SourceArrays
-        The per-source numbers it was built from.
-    budget : float
-        The budget the model was built for [$]: the bounds of budget-bounded sources hold for
-        any budget up to it.
-    hill_breakpoints : dict of int to numpy.ndarray
-        The breakpoints of each hill source, in hours bought [h].
-    capacity_rows : list of str
+        The model (components listed in :func:`build`): the program that is solved.
+    formulation : ScenarioProblem
+        What it was built from (one scenario for the deterministic program).
+    sources : CurveArrays
+        The per-source numbers (bounds of the hours bought now).
+    arrays : CurveArrays
+        The per-curve numbers, scenario-major.
+    bounds_budget : float
+        The budget the bounds were built for [$]: the bounds of budget-bounded sources hold
+        for any budget up to it.
+    arguments : list
+        Per curve, the variable whose hours its value is read at (``x[s]`` or ``w[j]``).
+    budget_rows, capacity_rows, mix_rows : list
+        The budget row(s); per capacity and per mix bound, its row in each scenario.
+    capacity_names : list of str
         Capacities that have a row (finite and used by some source).
-    cut_points : dict of int to dict of float to float
-        The effective hours at which each source has a tangent cut [effective h], keyed by the
-        point in units of :data:`SAME_POINT` times the curve's scale (two points that close are one).
-    cuts_in_model : bool
-        True when the cuts are Pyomo constraints of ``model.cuts``; False when they are kept
-        as points only and handed to the solver as rows (:mod:`procure.program.highs`).
+    objective_of : callable
+        The objective at the true value of each curve [own-hour equivalents].
+    hill_breakpoints : dict of int to numpy.ndarray
+        The breakpoints of each hill curve, in its hours [h].
+    cut_keys : set
+        The identity of every tangent cut in ``model.cuts`` (see :func:`procure.program.forms.add_cuts`),
+        kept beside the cut blocks by the one function that adds both.
     """
 
     model: pyo.ConcreteModel
-    arrays: SourceArrays
-    budget: float
+    formulation: ScenarioProblem
+    sources: CurveArrays
+    arrays: CurveArrays
+    bounds_budget: float
+    arguments: list[Any]
+    budget_rows: list[Any]
+    capacity_rows: list[list[Any]]
+    mix_rows: list[list[Any]]
+    capacity_names: list[str]
+    objective_of: Callable[[np.ndarray], float]
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
-    capacity_rows: list[str] = field(default_factory=list)
-    cut_points: dict[int, dict[float, float]] = field(default_factory=dict)
-    cuts_in_model: bool = True
-    arguments: list[Any] | None = None
-    budget_rows: list[Any] | None = None
-    capacity_cons: list[list[Any]] | None = None
-    mix_cons: list[list[Any]] | None = None
-    source_room: np.ndarray | None = None
-    plan_upper: np.ndarray | None = None
-    objective_of: Callable[[np.ndarray], float] | None = None
-
-    def __post_init__(self) -> None:
-        """Fill in the hooks of the one-scenario model: a curve per source, whose argument is
-        the source's hours; one budget row; one row per capacity and mix bound; the value is
-        the sum of the curves'."""
-        m = self.model
-        if self.arguments is None:
-            self.arguments = [m.x[i] for i in m.S]
-        if self.budget_rows is None:
-            self.budget_rows = [m.budget_row]
-        if self.capacity_cons is None:
-            self.capacity_cons = [[m.capacity[r]] for r in m.R]
-        if self.mix_cons is None:
-            self.mix_cons = [[m.mix[g]] for g in m.G]
-        if self.source_room is None:
-            self.source_room = self.arrays.room
-        if self.plan_upper is None:
-            self.plan_upper = self.arrays.upper
-        if self.objective_of is None:
-            self.objective_of = _total
+    cut_keys: set[tuple[int, float]] = field(default_factory=set)
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
-        assert self.objective_of is not None
         return self.objective_of(values)
 
     @property
     def room(self) -> np.ndarray:
         """Most hours availability and capacities allow of each source [h]."""
-        assert self.source_room is not None
-        return self.source_room
+        return self.sources.room
 
     @property
     def hill_points(self) -> dict[int, int]:
@@ -247,18 +105,14 @@ class BuiltModel:
         return {i: len(xs) for i, xs in self.hill_breakpoints.items()}
 
     def cuts(self) -> list[tuple[int, float]]:
-        """Every tangent point so far, as (source, effective hours)."""
-        return [(i, p) for i, points in self.cut_points.items() for p in sorted(points.values())]
-
-    def cut_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every tangent point so far, as arrays of sources and effective hours."""
-        pairs = self.cuts()
-        return np.array([i for i, _ in pairs], dtype=np.int64), np.array([p for _, p in pairs], dtype=float)
+        """Every tangent point in the model, as (curve, effective hours)."""
+        curves, points = cut_points(self.model)
+        return list(zip(curves.tolist(), points.tolist(), strict=True))
 
     @property
     def cut_count(self) -> int:
         """Tangent cuts in the model."""
-        return sum(len(points) for points in self.cut_points.values())
+        return sum(len(self.model.cuts[r].rows) for r in self.model.cuts)
 
     @property
     def has_integers(self) -> bool:
@@ -267,131 +121,14 @@ class BuiltModel:
         return bool(len(m.B) or len(m.L) or len(m.H))
 
 
-def _total(values: np.ndarray) -> float:
-    """The value of a plan of one scenario: the sum of its curves' values."""
-    return float(np.sum(values))
+def _linear(coefs: Sequence[Any], variables: Sequence[Any]) -> LinearExpression:
+    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
 
 
-def initial_points(arrays: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
-    """Sources and effective hours at which the first tangents touch the concave curves: the
-    held point, :data:`INITIAL_CUT_POINTS` times the scale (within the source's range) and the
-    end of the range; one point for a linear curve or a source that adds no effective hours."""
-    a = arrays
-    lo = a.rate * a.held
-    hi = a.rate * (a.held + a.upper)
-    scaled = np.clip(np.outer(a.k, INITIAL_CUT_POINTS), lo[:, None], hi[:, None])
-    points = np.column_stack([lo, scaled, hi])
-    single = (a.curve == "linear") | (a.rate == 0)
-    points[single, 1:] = np.nan
-    points[~np.isfinite(points)] = np.nan
-    points[~a.concave] = np.nan
-    sources = np.repeat(np.arange(len(lo)), points.shape[1])
-    flat = points.ravel()
-    keep = ~np.isnan(flat)
-    return sources[keep], flat[keep]
-
-
-def build(
-    problem: Problem,
-    *,
-    hill_points: int = DEFAULT_HILL_POINTS,
-    hill_breakpoints: Mapping[int, np.ndarray] | None = None,
-    cuts: Sequence[tuple[int, float]] = (),
-    cuts_in_model: bool = True,
-) -> BuiltModel:
-    """Build the model of a problem in budget mode, with its tangent cuts (no I/O, no solve).
-
-    Components: ``x[s]`` hours bought, ``z[s]`` value credited, ``cost[s]`` and ``budget``
-    (mutable parameters), ``budget_row``, ``capacity[r]``, ``mix[g]``, ``cuts`` (a
-    ``ConstraintList`` of tangent cuts), ``buy[s]``/``lots[s]`` and their rows (integer
-    terms), ``hill[s]`` (piecewise forms of S-shaped curves), and the objective ``objective``.
-
-    Parameters
-    ----------
-    problem : Problem
-        In budget mode.
-    hill_points : int, default 17
-        Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
-    hill_breakpoints : mapping of int to numpy.ndarray, optional
-        Breakpoints by source index, in hours bought [h], instead (those a rebuilt model keeps
-        from the one it replaces); where they stop short of the source's range, evenly spaced
-        ones continue them.
-    cuts : sequence of (int, float)
-        Tangent points to start with besides the first ones, as (source, effective hours):
-        the cuts a rebuilt model keeps from the model it replaces.
-    cuts_in_model : bool, default True
-        Make each cut a Pyomo constraint of ``model.cuts``; False keeps only the points, for a
-        solver that takes the cuts as rows (:class:`procure.program.highs.HighsModel`), so
-        that no Pyomo expression is built per cut.
-
-    Raises
-    ------
-    InputError
-        If the problem is not in budget mode.
-    """
-    if problem.mode is not Mode.BUDGET:
-        raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
-    a = source_arrays(problem)
-    n = problem.n
-    m = pyo.ConcreteModel(name="procure")
-    m.S = pyo.Set(initialize=range(n), ordered=True)
-    ub = [float(u) if math.isfinite(u) else None for u in a.upper]
-    m.x = pyo.Var(m.S, bounds=lambda _m, i: (0.0, ub[i]), initialize=0.0)
-    m.z = pyo.Var(m.S)
-    m.cost = pyo.Param(m.S, mutable=True, initialize=dict(enumerate(a.cost.tolist())))
-    m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
-
-    fee = problem.column("fixed_fee_usd")
-    add_integer_terms(m, a, problem.column("min_order_hours"))
-
-    # A source that costs nothing has no term: no zero coefficient is handed to the solver.
-    paid = [i for i in range(n) if a.cost[i] > 0]
-    spend = LinearExpression(
-        constant=0.0,
-        linear_coefs=[m.cost[i] for i in paid] + [float(fee[i]) for i in m.B],
-        linear_vars=[m.x[i] for i in paid] + [m.buy[i] for i in m.B],
-    )
-    m.budget_row = pyo.Constraint(expr=spend <= m.budget)
-
-    rows = [
-        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
-    ]
-    m.R = pyo.Set(initialize=rows, ordered=True)
-
-    def capacity_rule(_m: pyo.ConcreteModel, r: str) -> object:
-        """Capacity r over the window, held hours counted: Σ u_rs x_s ≤ C_r − Σ u_rs h0_s."""
-        use = problem.usage(r)
-        nz = np.flatnonzero(use)
-        room = float(problem.capacity[r] - use @ a.held)
-        coefs, xs = [float(use[i]) for i in nz], [_m.x[i] for i in nz]
-        return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=xs) <= room
-
-    m.capacity = pyo.Constraint(m.R, rule=capacity_rule)
-
-    groups = list(problem.max_share)
-    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
-
-    def mix_rule(_m: pyo.ConcreteModel, g: int) -> object:
-        """Mix bound g: Σ_{s∈G} e_s ≤ share · Σ_s e_s, as a row in x."""
-        key = groups[g]
-        coef = a.rate * (problem.members(key).astype(float) - problem.max_share[key])
-        return sum(float(coef[i]) * _m.x[i] for i in range(n) if coef[i] != 0) <= float(-(coef @ a.held))
-
-    m.mix = pyo.Constraint(m.G, rule=mix_rule)
-
-    m.cuts = pyo.ConstraintList()
-    built = BuiltModel(m, a, float(problem.budget or 0.0), capacity_rows=rows, cuts_in_model=cuts_in_model)
-    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.x)
-    m.objective = pyo.Objective(
-        expr=LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.z.values())), sense=pyo.maximize
-    )
-    return built
-
-
-def add_integer_terms(m: pyo.ConcreteModel, a: SourceArrays, min_order: np.ndarray) -> None:
+def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarray) -> None:
     """The on/off and whole-lot terms of the sources' hours ``m.x``: ``B``, ``buy``,
     ``buy_upper``, ``buy_lower`` (a minimum order or a fee), ``L``, ``lots``, ``lot_row``."""
-    n = len(a.cost)
+    n = len(a.rate)
     m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
     m.buy = pyo.Var(m.B, domain=pyo.Binary)
 
@@ -415,130 +152,204 @@ def add_integer_terms(m: pyo.ConcreteModel, a: SourceArrays, min_order: np.ndarr
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
 
-def add_curve_forms(
-    built: BuiltModel,
-    cuts: Sequence[tuple[int, float]],
-    hill_points: int,
-    hill_breakpoints: Mapping[int, np.ndarray] | None,
-    argument: Any,
+def _bounds(upper: np.ndarray) -> Callable[[Any, int], tuple[float, float | None]]:
+    ub = [float(u) if math.isfinite(u) else None for u in upper]
+    return lambda _m, i: (0.0, ub[i])
+
+
+def build(
+    formulation: Problem | ScenarioProblem,
+    *,
+    hill_points: int = DEFAULT_HILL_POINTS,
+    hill_breakpoints: Mapping[int, np.ndarray] | None = None,
+    cuts: Sequence[tuple[int, float]] = (),
+    fixed_hours: np.ndarray | None = None,
+) -> BuiltModel:
+    """Build the model of a problem (one scenario) or a scenario problem, in budget mode.
+
+    Components: sets ``S`` (sources), ``K`` (scenarios), ``J`` (curves); ``x[s]`` hours bought
+    now, ``z[j]`` value credited, ``w[j]`` and ``ahead[j]`` where a curve has hours of its own;
+    ``cost[s]``, ``later[ω, s]`` (with recourse) and ``budget`` (mutable parameters);
+    ``budget_row[k]`` (one, or one per scenario with recourse), ``capacity[r, k]``,
+    ``mix[g, ω]``; ``eta``, ``tail[ω]``, ``tail_row[ω]`` (CVaR); ``buy``/``lots`` and their
+    rows (integer terms); ``cuts[r].rows`` (the tangent cuts, a block a round); ``hill``
+    (piecewise forms of S-shaped curves); ``objective``.
+
+    Parameters
+    ----------
+    formulation : Problem or ScenarioProblem
+        In budget mode; a :class:`Problem` is the one-scenario formulation.
+    hill_points : int, default 17
+        Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
+    hill_breakpoints : mapping of int to numpy.ndarray, optional
+        Breakpoints by curve, in hours [h], instead (those a rebuilt model keeps from the one
+        it replaces); where they stop short of the curve's range, evenly spaced ones continue them.
+    cuts : sequence of (int, float)
+        Tangent points to start with besides the first ones, as (curve, effective hours): the
+        cuts a rebuilt model keeps from the model it replaces.
+    fixed_hours : numpy.ndarray, optional
+        Hours bought now of each source, fixed (the bounds of ``x``): the model then only
+        chooses what each scenario adds later.
+
+    Raises
+    ------
+    InputError
+        If the problem is not in budget mode.
+    """
+    sp = formulation if isinstance(formulation, ScenarioProblem) else one_scenario(formulation)
+    problem = sp.base
+    if problem.mode is not Mode.BUDGET:
+        raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
+    a = source_arrays(problem)
+    c = curve_arrays(sp, a)
+    n, count = sp.n, sp.count
+    recourse = sp.recourse_price_x is not None
+    m = pyo.ConcreteModel(name="procure")
+    m.S = pyo.Set(initialize=range(n), ordered=True)
+    m.K = pyo.Set(initialize=range(count), ordered=True)
+    m.J = pyo.Set(initialize=range(n * count), ordered=True)
+    m.x = pyo.Var(m.S, bounds=_bounds(a.upper), initialize=0.0)
+    if fixed_hours is not None:
+        for i, h in enumerate(np.asarray(fixed_hours, dtype=float).tolist()):
+            m.x[i].setlb(h)
+            m.x[i].setub(h)
+    m.z = pyo.Var(m.J)
+    m.cost = pyo.Param(m.S, mutable=True, initialize=dict(enumerate(problem.cost.tolist())))
+    m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
+    add_integer_terms(m, a, problem.column("min_order_hours"))
+
+    # Where a curve's hours are not x itself: every curve with recourse; the hill curves of a
+    # several-scenario program (a piecewise form is indexed by its curve).
+    own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
+    m.Jw = pyo.Set(initialize=own, ordered=True)
+    m.w = pyo.Var(m.Jw, bounds=_bounds(c.upper), initialize=0.0)
+    later_ok = sp.later_ok
+
+    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """A scenario ends with at least the hours bought now; exactly those without recourse
+        or for a source bought now only."""
+        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
+        return body >= 0 if recourse and later_ok[j % n] else body == 0
+
+    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
+    has_w = set(own)
+    arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
+    _budget_rows(m, sp, problem, arguments)
+    capacity_names = _capacity_rows(m, sp, problem, a, arguments)
+    _mix_rows(m, sp, problem, a, arguments)
+    _objective(m, sp)
+
+    built = BuiltModel(
+        model=m,
+        formulation=sp,
+        sources=a,
+        arrays=c,
+        bounds_budget=float(problem.budget or 0.0),
+        arguments=arguments,
+        budget_rows=[m.budget_row[k] for k in m.Kb],
+        capacity_rows=[[m.capacity[r, k] for k in m.Kc] for r in m.R],
+        mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
+        capacity_names=capacity_names,
+        objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
+    )
+    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x)
+    return built
+
+
+def _budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any]) -> None:
+    """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
+    n = sp.n
+    fee = problem.column("fixed_fee_usd")
+    fees = ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B])
+    recourse = sp.recourse_price_x is not None
+    m.Kb = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
+    if not recourse:
+
+        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
+            return _linear([_m.cost[i] for i in range(n)] + fees[0], [_m.x[i] for i in range(n)] + fees[1]) <= _m.budget
+
+    else:
+        price_x = float(sp.recourse_price_x or 1.0)
+        later_ok = sp.later_ok
+        later_cost = {(k, i): float(sp.later_cost[k, i]) for k in range(sp.count) for i in range(n)}
+        m.later = pyo.Param(m.K, m.S, mutable=True, initialize=later_cost)
+
+        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """Scenario k's money: now at today's price, later at M times its own:
+            Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
+            later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
+            now = [_m.cost[i] - later[i] for i in range(n)]
+            then = [(later[i], arguments[k * n + i]) for i in range(n) if later_ok[i]]
+            coefs = now + [cf for cf, _ in then] + fees[0]
+            return _linear(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
+
+    m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
+
+
+def _capacity_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any]
+) -> list[str]:
+    """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
+    on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
+    n = sp.n
+    recourse = sp.recourse_price_x is not None
+    rows = [
+        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
+    ]
+    m.R = pyo.Set(initialize=rows, ordered=True)
+    m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
+
+    def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
+        """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
+        use = problem.usage(r)
+        nz = np.flatnonzero(use).tolist()
+        room = float(problem.capacity[r] - use @ a.held)
+        return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
+
+    m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
+    return rows
+
+
+def _mix_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any]
 ) -> None:
-    """What bounds each curve of a built model from above: the first tangent cuts of the concave
-    curves and the ``cuts`` kept from a model it replaces, and the piecewise forms ``m.hill``
-    over ``m.H`` of the S-shaped ones, in the curves' hours ``argument`` (an indexed variable)."""
-    a, m = built.arrays, built.model
-    curves = len(a.cost)
-    sources, points = initial_points(a)
-    kept = [(i, p) for i, p in cuts if 0 <= i < curves and a.concave[i]]
-    sources = np.concatenate([sources, np.array([i for i, _ in kept], dtype=np.int64)])
-    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
-    add_cuts(built, sources, points)
-    hill = np.flatnonzero(~a.concave).tolist()
-    m.H = pyo.Set(initialize=hill, ordered=True)
-    if hill:
-        given = hill_breakpoints or {}
-        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
-        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
-        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
-        m.hill = pyo.Piecewise(
-            m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
-        )
+    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
+    n = sp.n
+    groups = list(problem.max_share)
+    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
+
+    def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
+        """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
+        key = groups[g]
+        coef = sp.rate[k] * (problem.members(key).astype(float) - problem.max_share[key])
+        nz = np.flatnonzero(coef).tolist()
+        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
+
+    m.mix = pyo.Constraint(m.G, m.K, rule=mix_rule)
 
 
-def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:
-    """Breakpoints over [0, upper] hours: ``given`` clipped to the range and continued evenly,
-    or ``count`` evenly spaced. A source that cannot be bought (upper 0) keeps distinct
-    breakpoints over [0, 1]; its hours are 0 anyway."""
-    top = upper if upper > 0 else 1.0
-    if given is None or len(given) < 2:
-        return np.linspace(0.0, top, count)
-    kept = np.unique(np.clip(np.asarray(given, dtype=float), 0.0, top))
-    if kept[0] > 0:
-        kept = np.concatenate([[0.0], kept])
-    if kept[-1] < top:
-        step = top / max(count - 1, 1)
-        kept = np.concatenate([kept, np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]])
-    return kept
+def _objective(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
+    """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows."""
+    n = sp.n
+    weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
+    coefs: list[float] = [float(c) for c in np.repeat((1 - weight) * prob, n)]
+    variables: list[Any] = list(m.z.values())
+    if weight > 0:
+        m.eta = pyo.Var()
+        m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
 
+        def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """u_k ≥ η − V_k: how far scenario k falls below η."""
+            zs = [_m.z[k * n + i] for i in range(n)]
+            return _linear([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
 
-def refined_breakpoints(xs: np.ndarray, at: float) -> np.ndarray:
-    """``xs`` with the segment holding ``at`` and its two neighbours split in half: where the
-    piecewise form's lift above the curve, which comes from those segments, is largest."""
-    j = int(np.clip(np.searchsorted(xs, at, side="right") - 1, 0, len(xs) - 2))
-    lo, hi = max(j - 1, 0), min(j + 1, len(xs) - 2)
-    mids = 0.5 * (xs[lo : hi + 1] + xs[lo + 1 : hi + 2])
-    return np.unique(np.concatenate([xs, mids]))
+        m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
+        coefs += [weight, *(-weight * prob / alpha).tolist()]
+        variables += [m.eta, *m.tail.values()]
+    m.objective = pyo.Objective(expr=_linear(coefs, variables), sense=pyo.maximize)
 
 
 def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> pyo.ConcreteModel:
     """The Pyomo ``ConcreteModel`` of a problem (see :func:`build` for its components)."""
     return build(problem, hill_points=hill_points).model
-
-
-def tangent_rows(
-    arrays: SourceArrays, sources: np.ndarray, points: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The tangent cuts of ``sources`` at effective hours ``points`` as rows
-    ``z_i + coef·x_i ≤ rhs``: ``coef = −slope·a_i``, ``rhs = slope·a_i·h0_i + intercept``."""
-    a = arrays
-    sources = np.asarray(sources, dtype=np.int64)
-    if len(sources) == 0:
-        return sources, np.zeros(0), np.zeros(0)
-    slope, intercept = value.tangent(np.asarray(points, float), a.curve[sources], a.k[sources], a.shape[sources])
-    slope = np.asarray(slope, dtype=float)
-    return sources, -slope * a.rate[sources], slope * a.rate[sources] * a.held[sources] + intercept
-
-
-def add_cuts(built: BuiltModel, sources: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Add the tangents of ``sources`` at effective hours ``points`` to the model's cuts.
-
-    A point where the source already has a cut is left out: no cut is added twice. The cuts
-    are recorded as points, and made Pyomo constraints of ``model.cuts`` when the model keeps
-    its cuts (``cuts_in_model``). Returns the new cuts as rows (:func:`tangent_rows`).
-    """
-    a, m = built.arrays, built.model
-    sources = np.asarray(sources, dtype=np.int64)
-    if len(sources) == 0:
-        return tangent_rows(a, sources, np.zeros(0))
-    # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
-    points = np.maximum(
-        np.asarray(points, dtype=float),
-        np.where(a.curve[sources] == "hill", SMALLEST_TANGENT_POINT * a.k[sources], 0.0),
-    )
-    scale = SAME_POINT * np.maximum(1.0, np.where(np.isfinite(a.k[sources]), a.k[sources], 1.0))
-    keys = np.round(points / scale).tolist()
-    keep = []
-    for j, (i, key, p) in enumerate(zip(sources.tolist(), keys, points.tolist(), strict=True)):
-        seen = built.cut_points.setdefault(i, {})
-        if key not in seen:
-            seen[key] = p
-            keep.append(j)
-    rows = tangent_rows(a, sources[keep], points[keep])
-    if built.cuts_in_model:
-        add, z, x = m.cuts.add, m.z, m.x
-        for i, c, r in zip(rows[0].tolist(), rows[1].tolist(), rows[2].tolist(), strict=True):
-            add(LinearExpression(constant=0.0, linear_coefs=[1.0, c], linear_vars=[z[i], x[i]]) <= r)
-    return rows
-
-
-def chord_rise(arrays: SourceArrays, i: int, xs: np.ndarray) -> np.ndarray:
-    """Largest amount by which source ``i``'s curve rises above its chord on each segment of the
-    breakpoints ``xs`` [value], with :data:`HILL_ERROR_MARGIN`; 0 where the curve lies below."""
-    a = arrays
-    fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
-    v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
-    ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
-    width = np.diff(xs)
-    w = (fine - xs[:-1, None]) / np.where(width > 0, width, 1.0)[:, None]
-    chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
-    rise = np.maximum(0.0, np.max(v - chord, axis=1))
-    return np.where(rise > 0, rise * (1 + HILL_ERROR_MARGIN), 0.0)
-
-
-def hill_upper_values(arrays: SourceArrays, i: int, xs: np.ndarray) -> np.ndarray:
-    """Values of a piecewise-linear form through the breakpoints ``xs`` that lies on or above
-    source ``i``'s curve: the curve's value at each breakpoint plus the larger rise of the
-    curve above its chord on the two neighbouring segments [value]."""
-    a = arrays
-    rise = chord_rise(a, i, xs)
-    lift = np.maximum(np.concatenate([[0.0], rise]), np.concatenate([rise, [0.0]]))
-    return np.asarray(value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i]), float) + lift

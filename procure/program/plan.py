@@ -153,7 +153,7 @@ class Plan:
         return float((between / self.lambda_ - 1).abs().max()) if len(between) else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of ``procure solve`` (DESIGN.md §6 keys first, then more)."""
+        """The JSON object of ``procure solve`` (the keys README documents first, then more)."""
         rows = self.sources[
             [
                 "source", "hours", "purchase_usd", "transport_usd", "effective_hours", "value",

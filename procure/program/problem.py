@@ -181,9 +181,11 @@ class Problem:
         return replace(self, sources=s)
 
     def with_cost(self, cost: np.ndarray) -> Problem:
-        """The problem with new all-in prices per hour [$/h]: the transport bill takes the change."""
+        """The problem with new all-in prices per hour [$/h], the purchase price taking the
+        change: the transport bill and its terms stay what the pipeline says they are."""
         s = self.sources.copy()
-        s["transport_usd_per_hour"] = cost - s["price_usd_per_hour"].to_numpy()
+        s["price_usd_per_hour"] = np.asarray(cost, dtype=float) - s["transport_usd_per_hour"].to_numpy(dtype=float)
+        s["transport_share"] = bill.share_of_price(s["transport_usd_per_hour"], s["price_usd_per_hour"])
         return replace(self, sources=s)
 
 

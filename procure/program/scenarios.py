@@ -97,6 +97,17 @@ class ScenarioProblem:
         """Number of sources."""
         return self.base.n
 
+    @property
+    def certain(self) -> bool:
+        """True for the deterministic program: one scenario, no risk term, no recourse."""
+        return self.count == 1 and self.risk_weight == 0 and self.recourse_price_x is None
+
+    def with_base(self, problem: Problem) -> ScenarioProblem:
+        """The same scenarios over ``problem``, the same sources repriced (a new byte price, say):
+        the later all-in price of an hour moves with its transport bill."""
+        shift = problem.column("transport_usd_per_hour") - self.base.column("transport_usd_per_hour")
+        return replace(self, base=problem, later_cost=self.later_cost + shift[None, :])
+
     def objective(self, scenario_values: np.ndarray) -> float:
         """The risk-adjusted value of a plan worth ``scenario_values`` in the scenarios."""
         return risk_adjusted(scenario_values, self.probability, self.risk_alpha, self.risk_weight)
@@ -122,6 +133,21 @@ class ScenarioProblem:
         """The deterministic problem of the mean scenario: each uncertain number's
         probability-weighted mean (ρ, σ and k separately; the rate is their product with φ)."""
         return _with_curves(self.base, self.mean_rate, self.probability @ self.saturation_hours)
+
+
+def one_scenario(problem: Problem) -> ScenarioProblem:
+    """The deterministic program as a scenario problem: one scenario of probability 1 at the
+    ledger's numbers, no risk term, no recourse."""
+    return ScenarioProblem(
+        base=problem,
+        names=("ledger",),
+        probability=np.ones(1),
+        rate=problem.rate[None, :],
+        saturation_hours=problem.column("saturation_hours")[None, :],
+        later_cost=problem.cost[None, :],
+        mean_rate=problem.rate,
+        risk_weight=0.0,
+    )
 
 
 def _with_curves(problem: Problem, rate: np.ndarray, k: np.ndarray) -> Problem:

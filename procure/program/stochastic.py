@@ -1,8 +1,8 @@
 """Solving the program under uncertainty: one plan of hours to buy now, certified across scenarios.
 
-:class:`StochasticProgram` is :class:`procure.program.solve.Program` on the model of
-:mod:`procure.program.scenario_model`: the same refine-until-certified loop, with a curve per
-(scenario, source) pair and the true objective the risk-adjusted value of the plan over the
+A scenario problem is solved by the one :class:`procure.program.solve.Program`, on the one
+model of :mod:`procure.program.model` with a curve per (scenario, source) pair: the same
+refine-until-certified loop, the true objective the risk-adjusted value of the plan over the
 scenarios. :class:`ScenarioPlan` is its answer: the plan (what to buy now), its value in each
 scenario, the expected value and CVaR, and with recourse what each scenario would add later.
 """
@@ -10,21 +10,16 @@ scenario, the expected value and CVaR, and with recourse what each scenario woul
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
-from ..errors import invalid
 from ..output import jsonable
 from . import value
-from .model import DEFAULT_HILL_POINTS, BuiltModel
 from .plan import Plan
-from .problem import BOUGHT_HOURS, Problem
-from .scenario_model import build_scenarios
+from .problem import BOUGHT_HOURS
 from .scenarios import ScenarioProblem, cvar
 from .solve import Program
 
@@ -123,118 +118,86 @@ class ScenarioPlan:
         return jsonable(out)
 
 
-class StochasticProgram(Program):
-    """A scenario problem's built model and its persistent solver (see :class:`Program`).
+def solve_scenarios(problem: ScenarioProblem, *, fixed_hours: np.ndarray | None = None, **options: Any) -> ScenarioPlan:
+    """Build and solve a scenario problem, without EVPI or VSS.
 
     Parameters
     ----------
     problem : ScenarioProblem
         The scenarios, risk measure and recourse.
     fixed_hours : numpy.ndarray, optional
-        Hours bought now of each source, fixed: the program then only chooses what each
-        scenario adds later (to value a given plan with recourse).
-    tolerance, time_limit, hill_points
-        As for :class:`Program`.
+        Hours bought now of each source, fixed: only what each scenario adds later is chosen
+        (to value a given plan with recourse).
+    **options
+        ``tolerance``, ``time_limit``, ``hill_points`` of :class:`procure.program.solve.Program`.
     """
-
-    def __init__(
-        self,
-        problem: ScenarioProblem,
-        *,
-        fixed_hours: np.ndarray | None = None,
-        tolerance: float = DEFAULT_TOLERANCE,
-        time_limit: float = DEFAULT_TIME_LIMIT,
-        hill_points: int = DEFAULT_HILL_POINTS,
-    ) -> None:
-        self.scenarios = problem
-        self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
-        super().__init__(problem.base, tolerance=tolerance, time_limit=time_limit, hill_points=hill_points)
-
-    def _make(
-        self, problem: Problem, hill_breakpoints: dict[int, np.ndarray] | None, cuts: list[tuple[int, float]]
-    ) -> BuiltModel:
-        sp = replace(self.scenarios, base=problem)
-        return build_scenarios(sp, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints, cuts=cuts)
-
-    def _build(self, problem: Problem, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
-        super()._build(problem, hill_breakpoints=hill_breakpoints)
-        if self.fixed_hours is not None:
-            self.highs.fix_hours(self.fixed_hours)
-
-    def set_costs(self, cost: np.ndarray) -> None:
-        """Not offered: a scenario program's prices are its scenarios'."""
-        raise invalid("cost", "new costs", "a scenario program is rebuilt for new prices, not changed in place")
-
-    def _diagnose(self) -> str:
-        return (
-            "infeasible: no plan meets the budget, the capacities and the mix bounds in every scenario: raise "
-            "--budget or relax --max-share"
-        )
-
-    def solve(self) -> ScenarioPlan:  # type: ignore[override]
-        """Solve, refine until certified, and read the plan and its scenarios."""
-        t0 = time.perf_counter()
-        plan, r = self._solve_budget(t0, t0 + self.time_limit)
-        assert r.w is not None
-        return self._scenario_plan(plan, r.x, r.w)
-
-    def _scenario_plan(self, plan: Plan, x: np.ndarray, w: np.ndarray) -> ScenarioPlan:
-        sp = self.scenarios
-        n, count = sp.n, sp.count
-        a = self.built.arrays
-        e, v = a.value_of(w)
-        values = v.reshape(count, n)
-        totals = values.sum(axis=1)
-        hours = w.reshape(count, n)
-        later = np.maximum(hours - x[None, :], 0.0) if sp.recourse_price_x is not None else np.zeros((count, n))
-        later = np.where(later > BOUGHT_HOURS, later, 0.0)
-        later_usd = (sp.recourse_price_x or 0.0) * sp.later_cost * later
-        prob = sp.probability
-        s = plan.sources.copy()
-        s["value"] = prob @ values
-        s["effective_hours"] = prob @ e.reshape(count, n)
-        if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
-            # The value per dollar of the next hour, over the same all-in cost (capacity charges
-            # included) as the plan read at the ledger's numbers, with the expected slope.
-            slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
-            expected_slope = prob @ slope.reshape(count, n)
-            b = self.problem
-            e_ledger = b.rate * (b.held + x)
-            curve = b.sources["curve"].to_numpy(str)
-            ledger_slope = b.rate * np.asarray(value.derivative(e_ledger, curve, b.column("saturation_hours"),
-                                                                b.column("curve_shape")), dtype=float)  # fmt: skip
-            ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
-            for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
-                s[column] = s[column].to_numpy() * ratio
-        plan = replace(plan, sources=s)
-        scenario_values = pd.DataFrame(
-            {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
-        )
-        k_idx, i_idx = np.nonzero(later)
-        recourse = pd.DataFrame(
-            {
-                "scenario": [sp.names[k] for k in k_idx.tolist()],
-                "source": sp.base.sources["source"].to_numpy()[i_idx],
-                "hours": later[k_idx, i_idx],
-                "usd": later_usd[k_idx, i_idx],
-            },
-            columns=list(RECOURSE_COLUMNS),
-        )
-        return ScenarioPlan(
-            plan=plan,
-            expected_value=float(prob @ totals),
-            cvar=cvar(totals, prob, sp.risk_alpha),
-            risk_alpha=sp.risk_alpha,
-            risk_weight=sp.risk_weight,
-            recourse_price_x=sp.recourse_price_x,
-            scenario_values=scenario_values,
-            recourse=recourse,
-        )
+    program = Program(problem, fixed_hours=fixed_hours, **options)
+    return scenario_plan(program, program.solve())
 
 
-def solve_scenarios(problem: ScenarioProblem, **options: Any) -> ScenarioPlan:
-    """Build and solve a scenario problem (see :class:`StochasticProgram`), without EVPI or VSS."""
-    return StochasticProgram(problem, **options).solve()
+def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
+    """The plan of a solved scenario program, read per scenario.
+
+    Parameters
+    ----------
+    program : Program
+        Solved (its :attr:`~procure.program.solve.Program.last` holds the hours per curve).
+    plan : Plan
+        What its :meth:`~procure.program.solve.Program.solve` returned.
+    """
+    assert program.last is not None
+    sp = program.formulation
+    x, w = program.last.hours, program.last.curve_hours
+    n, count = sp.n, sp.count
+    a = program.built.arrays
+    e, v = a.value_of(w)
+    values = v.reshape(count, n)
+    totals = values.sum(axis=1)
+    hours = w.reshape(count, n)
+    later = np.maximum(hours - x[None, :], 0.0) if sp.recourse_price_x is not None else np.zeros((count, n))
+    later = np.where(later > BOUGHT_HOURS, later, 0.0)
+    later_usd = (sp.recourse_price_x or 0.0) * sp.later_cost * later
+    prob = sp.probability
+    s = plan.sources.copy()
+    s["value"] = prob @ values
+    s["effective_hours"] = prob @ e.reshape(count, n)
+    if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+        # The value per dollar of the next hour, over the same all-in cost (capacity charges
+        # included) as the plan read at the ledger's numbers, with the expected slope.
+        slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
+        expected_slope = prob @ slope.reshape(count, n)
+        b = program.problem
+        e_ledger = b.rate * (b.held + x)
+        curve = b.sources["curve"].to_numpy(str)
+        ledger_slope = b.rate * np.asarray(value.derivative(e_ledger, curve, b.column("saturation_hours"),
+                                                            b.column("curve_shape")), dtype=float)  # fmt: skip
+        ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
+        for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
+            s[column] = s[column].to_numpy() * ratio
+    plan = replace(plan, sources=s)
+    scenario_values = pd.DataFrame(
+        {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
+    )
+    k_idx, i_idx = np.nonzero(later)
+    recourse = pd.DataFrame(
+        {
+            "scenario": [sp.names[k] for k in k_idx.tolist()],
+            "source": sp.base.sources["source"].to_numpy()[i_idx],
+            "hours": later[k_idx, i_idx],
+            "usd": later_usd[k_idx, i_idx],
+        },
+        columns=list(RECOURSE_COLUMNS),
+    )
+    return ScenarioPlan(
+        plan=plan,
+        expected_value=float(prob @ totals),
+        cvar=cvar(totals, prob, sp.risk_alpha),
+        risk_alpha=sp.risk_alpha,
+        risk_weight=sp.risk_weight,
+        recourse_price_x=sp.recourse_price_x,
+        scenario_values=scenario_values,
+        recourse=recourse,
+    )
 
 
 def scenario_values(problem: ScenarioProblem, hours: np.ndarray) -> np.ndarray:

@@ -446,12 +446,14 @@ def test_build_model_structure():
     assert len(m.x) == len(m.z) == len(DEFAULT_LEDGER.sources)
     for name in ("x", "z", "cost", "budget", "budget_row", "capacity", "mix", "cuts", "objective"):
         assert m.find_component(name) is not None, name
-    assert set(m.capacity) == {"accelerator_hours", "core_hours", "storage_gb"}
-    assert len(m.cuts) >= DEFAULT_LEDGER.sources.shape[0]
+    assert set(m.capacity) == {("accelerator_hours", 0), ("core_hours", 0), ("storage_gb", 0)}
+    assert list(m.K) == [0] and list(m.Kb) == [0] and len(m.w) == 0  # one scenario, curves read at x
+    cuts = [c for r in m.cuts for c in m.cuts[r].rows.values()]
+    assert len(cuts) >= DEFAULT_LEDGER.sources.shape[0]
     assert m.objective.sense == pyo.maximize
     # Every first cut is a tangent: at its own point it equals the curve, elsewhere it lies above.
     s = from_ledger(DEFAULT_LEDGER, budget=1).sources
-    for c in m.cuts.values():
+    for c in cuts:
         i = next(v.index() for v in pyo.expr.identify_variables(c.body) if v.parent_component() is m.x)
         for hours in (0.0, 100.0, 1_000.0):
             m.x[i].value = hours

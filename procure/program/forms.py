@@ -1,0 +1,215 @@
+"""What bounds each curve of the model from above: tangent cuts and the hill curves' piecewise forms.
+
+Every curve enters the model through a form that lies on or above it, so the model's optimum
+bounds the true optimum from above:
+
+* a concave curve through tangent cuts on its epigraph variable, ``z_j ≤ v(ê) + v'(ê)(e_j − ê)``,
+  written in the curve's hours ``w_j`` (``e_j = a_j (h0_j + w_j)``) as
+  ``z_j − v'(ê) a_j w_j ≤ v'(ê) a_j h0_j + v(ê) − v'(ê) ê``. The cuts of one round are one
+  block of the model, ``m.cuts[r].rows``, indexed by the cut's place in the round; the block
+  also keeps the curve and tangent point of each row (``cut_curve``, ``cut_point``) and the
+  row's coefficient and right-hand side (``cut_coef``, ``cut_rhs``), from which the rows were
+  built, so that
+  the hand-over to HiGHS (:mod:`procure.program.highs`) appends the same rows;
+* an S-shaped hill curve (``s > 1``) through a piecewise-linear form with incremental binaries
+  (Pyomo ``Piecewise``, ``INC``) whose breakpoint values are the curve's plus the largest amount
+  by which the curve rises above its chords on the neighbouring segments.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from . import value
+from .bounds import CurveArrays
+
+if TYPE_CHECKING:
+    from .model import BuiltModel
+
+#: Breakpoints of the first piecewise form of a hill curve with s > 1.
+DEFAULT_HILL_POINTS = 17
+#: First tangent points, in units of the curve's saturation scale k.
+INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
+#: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
+#: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
+SMALLEST_TANGENT_POINT = 1e-6
+#: Samples per segment at which a hill curve is compared with its chord.
+HILL_ERROR_SAMPLES = 65
+#: Relative margin on the sampled largest rise of a hill curve above a chord: sampling at
+#: 65 points a segment underestimates the true maximum by at most about 2.4e-4 of it [1].
+HILL_ERROR_MARGIN = 1e-3
+#: Two tangent points of one curve closer than this share of the curve's scale are one [1].
+SAME_POINT = 1e-12
+
+
+def initial_points(arrays: CurveArrays) -> tuple[np.ndarray, np.ndarray]:
+    """Curves and effective hours at which the first tangents touch the concave curves: the
+    held point, :data:`INITIAL_CUT_POINTS` times the scale (within the curve's range) and the
+    end of the range; one point for a linear curve or a curve that adds no effective hours."""
+    a = arrays
+    lo = a.rate * a.held
+    hi = a.rate * (a.held + a.upper)
+    scaled = np.clip(np.outer(a.k, INITIAL_CUT_POINTS), lo[:, None], hi[:, None])
+    points = np.column_stack([lo, scaled, hi])
+    single = (a.curve == "linear") | (a.rate == 0)
+    points[single, 1:] = np.nan
+    points[~np.isfinite(points)] = np.nan
+    points[~a.concave] = np.nan
+    curves = np.repeat(np.arange(len(lo)), points.shape[1])
+    flat = points.ravel()
+    keep = ~np.isnan(flat)
+    return curves[keep], flat[keep]
+
+
+def tangent_rows(
+    arrays: CurveArrays, curves: np.ndarray, points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tangent cuts of ``curves`` at effective hours ``points`` as rows
+    ``z_j + coef·w_j ≤ rhs``: ``coef = −slope·a_j``, ``rhs = slope·a_j·h0_j + intercept``."""
+    a = arrays
+    curves = np.asarray(curves, dtype=np.int64)
+    if len(curves) == 0:
+        return curves, np.zeros(0), np.zeros(0)
+    slope, intercept = value.tangent(np.asarray(points, float), a.curve[curves], a.k[curves], a.shape[curves])
+    slope = np.asarray(slope, dtype=float)
+    return curves, -slope * a.rate[curves], slope * a.rate[curves] * a.held[curves] + intercept
+
+
+def _keys(arrays: CurveArrays, curves: np.ndarray, points: np.ndarray) -> list[tuple[int, float]]:
+    """A cut's identity: its curve and its point in units of :data:`SAME_POINT` of the curve's scale."""
+    k = arrays.k[curves]
+    scale = SAME_POINT * np.maximum(1.0, np.where(np.isfinite(k), k, 1.0))
+    return list(zip(curves.tolist(), np.round(points / scale).tolist(), strict=True))
+
+
+def add_cuts(built: BuiltModel, curves: np.ndarray, points: np.ndarray) -> int:
+    """Add the tangents of ``curves`` at effective hours ``points`` to the model, as one new
+    block of ``m.cuts``; a point where the curve already has a cut is left out (no cut twice).
+
+    Returns
+    -------
+    int
+        The number of cuts added.
+    """
+    a, m = built.arrays, built.model
+    curves = np.asarray(curves, dtype=np.int64)
+    points = np.asarray(points, dtype=float)
+    if len(curves) == 0:
+        return 0
+    # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
+    points = np.maximum(points, np.where(a.curve[curves] == "hill", SMALLEST_TANGENT_POINT * a.k[curves], 0.0))
+    keep = []
+    for j, key in enumerate(_keys(a, curves, points)):
+        if key not in built.cut_keys:
+            built.cut_keys.add(key)
+            keep.append(j)
+    if not keep:
+        return 0
+    rows = tangent_rows(a, curves[keep], points[keep])
+    block = m.cuts[len(m.cuts)]
+    block.cut_curve, block.cut_point = rows[0], points[keep]
+    block.cut_coef, block.cut_rhs = rows[1], rows[2]
+    z, w = m.z, built.arguments
+    j_, c_, r_ = rows[0].tolist(), rows[1].tolist(), rows[2].tolist()
+    block.Q = pyo.RangeSet(0, len(j_) - 1)
+
+    def cut_rule(_b: pyo.Block, q: int) -> object:
+        """Tangent cut q of the round: z_j − v'(ê)·a_j·w_j ≤ v'(ê)·a_j·h0_j + v(ê) − v'(ê)·ê."""
+        i = j_[q]
+        return LinearExpression(constant=0.0, linear_coefs=[1.0, c_[q]], linear_vars=[z[i], w[i]]) <= r_[q]
+
+    block.rows = pyo.Constraint(block.Q, rule=cut_rule)
+    return len(j_)
+
+
+def cut_points(model: pyo.ConcreteModel) -> tuple[np.ndarray, np.ndarray]:
+    """Every tangent point of the model's cuts, as arrays of curves and effective hours."""
+    blocks = [model.cuts[r] for r in sorted(model.cuts)]
+    if not blocks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate([b.cut_curve for b in blocks]), np.concatenate([b.cut_point for b in blocks])
+
+
+def add_curve_forms(
+    built: BuiltModel,
+    cuts: Sequence[tuple[int, float]],
+    hill_points: int,
+    hill_breakpoints: Mapping[int, np.ndarray] | None,
+    argument: Any,
+) -> None:
+    """What bounds each curve of a built model from above: the first tangent cuts of the concave
+    curves and the ``cuts`` kept from a model it replaces, and the piecewise forms ``m.hill``
+    over ``m.H`` of the S-shaped ones, in the curves' hours ``argument`` (an indexed variable)."""
+    a, m = built.arrays, built.model
+    count = len(a.rate)
+    m.cuts = pyo.Block(pyo.NonNegativeIntegers)
+    curves, points = initial_points(a)
+    kept = [(i, p) for i, p in cuts if 0 <= i < count and a.concave[i]]
+    curves = np.concatenate([curves, np.array([i for i, _ in kept], dtype=np.int64)])
+    points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])
+    add_cuts(built, curves, points)
+    hill = np.flatnonzero(~a.concave).tolist()
+    m.H = pyo.Set(initialize=hill, ordered=True)
+    if hill:
+        given = hill_breakpoints or {}
+        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
+        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
+        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
+        m.hill = pyo.Piecewise(
+            m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
+        )
+
+
+def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:
+    """Breakpoints over [0, upper] hours: ``given`` clipped to the range and continued evenly,
+    or ``count`` evenly spaced. A curve that cannot be bought (upper 0) keeps distinct
+    breakpoints over [0, 1]; its hours are 0 anyway."""
+    top = upper if upper > 0 else 1.0
+    if given is None or len(given) < 2:
+        return np.linspace(0.0, top, count)
+    kept = np.unique(np.clip(np.asarray(given, dtype=float), 0.0, top))
+    if kept[0] > 0:
+        kept = np.concatenate([[0.0], kept])
+    if kept[-1] < top:
+        step = top / max(count - 1, 1)
+        kept = np.concatenate([kept, np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]])
+    return kept
+
+
+def refined_breakpoints(xs: np.ndarray, at: float) -> np.ndarray:
+    """``xs`` with the segment holding ``at`` and its two neighbours split in half: where the
+    piecewise form's lift above the curve, which comes from those segments, is largest."""
+    j = int(np.clip(np.searchsorted(xs, at, side="right") - 1, 0, len(xs) - 2))
+    lo, hi = max(j - 1, 0), min(j + 1, len(xs) - 2)
+    mids = 0.5 * (xs[lo : hi + 1] + xs[lo + 1 : hi + 2])
+    return np.unique(np.concatenate([xs, mids]))
+
+
+def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
+    """Largest amount by which curve ``i`` rises above its chord on each segment of the
+    breakpoints ``xs`` [value], with :data:`HILL_ERROR_MARGIN`; 0 where the curve lies below."""
+    a = arrays
+    fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
+    v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
+    ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
+    width = np.diff(xs)
+    w = (fine - xs[:-1, None]) / np.where(width > 0, width, 1.0)[:, None]
+    chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
+    rise = np.maximum(0.0, np.max(v - chord, axis=1))
+    return np.where(rise > 0, rise * (1 + HILL_ERROR_MARGIN), 0.0)
+
+
+def hill_upper_values(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
+    """Values of a piecewise-linear form through the breakpoints ``xs`` that lies on or above
+    curve ``i``: the curve's value at each breakpoint plus the larger rise of the curve above
+    its chord on the two neighbouring segments [value]."""
+    a = arrays
+    rise = chord_rise(a, i, xs)
+    lift = np.maximum(np.concatenate([[0.0], rise]), np.concatenate([rise, [0.0]]))
+    return np.asarray(value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i]), float) + lift

@@ -1,0 +1,140 @@
+"""Refine until certified: solve the model, compare each curve's credit with its true value,
+and add what closes the gap where it lies.
+
+Every round either certifies (the bound and the plan's true value agree within the
+tolerance), adds a block of tangent cuts that cut off the current point by more than
+:data:`CUT_MIN_EXCESS`, splits the segments of the hill curves' piecewise forms around the
+plan point where the gap lies (a rebuild that keeps the cuts), or tightens the MIP gap when
+that is where the gap lies.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import Reason, SolveError
+from .forms import add_cuts, refined_breakpoints
+from .plan import VALUE_ABS_TOLERANCE
+
+if TYPE_CHECKING:
+    from .solve import Program
+
+#: Most refinement rounds of one solve; a safety net: every round makes progress.
+MAX_ROUNDS = 200
+#: A curve gets a new cut when the LP credits it with more than this share of the plan's
+#: value above its curve [1] ...
+CUT_THRESHOLD = 1e-9
+#: ... and more than this, ten times HiGHS's primal feasibility tolerance (1e-7), so that the
+#: new cut cuts the current point off by more than the solver can blur [own-hour equivalents].
+CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
+#: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
+MIP_GAP_SHARE = 0.1
+#: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
+TOLERANCE_FLOOR = 1e-9
+
+
+@dataclass
+class Refined:
+    """A budget-mode solve refined until certified.
+
+    Attributes
+    ----------
+    budget : float
+        The budget it was solved at [$].
+    x : numpy.ndarray
+        Hours bought now of each source [h].
+    w : numpy.ndarray
+        Hours each curve's value was read at [h].
+    value, upper, gap : float
+        The true objective, the bound and their relative gap.
+    rounds : int
+        Rounds taken.
+    results : Solution
+        The last solver answer.
+    lam : float
+        λ where target mode asked for it (NaN otherwise).
+    """
+
+    budget: float
+    x: np.ndarray
+    w: np.ndarray
+    value: float
+    upper: float
+    gap: float
+    rounds: int
+    results: Any
+    lam: float = math.nan
+
+
+def refine(program: Program, deadline: float, tolerance: float) -> Refined:
+    """Solve ``program`` at its budget and refine until the bounds agree within ``tolerance``.
+
+    Raises
+    ------
+    SolveError
+        Not certified (solver precision, or :data:`MAX_ROUNDS` rounds), or what the solve raises.
+    """
+    rel_gap = tolerance * MIP_GAP_SHARE
+    gap = math.inf
+    for rounds in range(1, MAX_ROUNDS + 1):
+        built = program.built
+        a = built.arrays
+        res = program.solve_once(deadline, rel_gap=rel_gap)
+        x = np.clip(res.x, 0.0, built.sources.upper)
+        w = np.clip(res.w, 0.0, a.upper)
+        _e, v = a.value_of(w)
+        true_value = built.true_objective(v)
+        bound = res.bound
+        upper = max(float(bound), true_value)
+        gap = (upper - true_value) / max(abs(upper), 1e-12)
+        if gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE:
+            return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
+        if not _progress(program, w, res.z, v, upper, float(bound) - res.objective):
+            if rel_gap > TOLERANCE_FLOOR:
+                rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
+                continue
+            raise SolveError(
+                f"not certified: the gap {gap:.2e} does not close below the tolerance {tolerance:.0e} "
+                "(solver precision): raise --tolerance",
+                Reason.NOT_CERTIFIED,
+            )
+    raise SolveError(
+        f"not certified: after {MAX_ROUNDS} rounds the gap is {gap:.2e}, above the tolerance "
+        f"{tolerance:.0e}: raise --tolerance",
+        Reason.NOT_CERTIFIED,
+    )
+
+
+def _progress(program: Program, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:
+    """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help.
+
+    ``w`` is the hours each curve's value is read at, ``z`` the value the model credits each
+    curve, ``v`` its true value, ``mip_gap`` the solver's bound less its objective.
+    """
+    built = program.built
+    a = built.arrays
+    excess = z - v
+    over = excess > max(CUT_THRESHOLD * max(1.0, abs(upper)), CUT_MIN_EXCESS)
+    cut_part = float(np.sum(np.maximum(excess[a.concave], 0.0)))
+    hill_part = float(np.sum(np.maximum(excess[~a.concave], 0.0)))
+    mip_part = max(0.0, mip_gap)
+    if mip_part > cut_part + hill_part:
+        return False  # the gap is the branch and bound's: tighten it
+    candidates = np.flatnonzero(over & a.concave)
+    if len(candidates) and (cut_part >= hill_part or not np.any(over & ~a.concave)):
+        added = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + w[candidates]))
+        if added:
+            program.highs.sync_cuts()
+            return True
+    coarse = [i for i in np.flatnonzero(over & ~a.concave).tolist() if i in built.hill_breakpoints]
+    if coarse:
+        points = dict(built.hill_breakpoints)
+        for i in coarse:
+            points[i] = refined_breakpoints(points[i], float(w[i]))
+        program.rebuild(hill_breakpoints=points)
+        return True
+    return False

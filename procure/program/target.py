@@ -1,0 +1,139 @@
+"""Target mode: the least money whose plan reaches a value, bracketed by budget-mode solves.
+
+The money is bracketed between a budget whose certified upper bound falls short of the
+target and one whose plan truly reaches it, and the bracket is narrowed with budget-mode
+solves of one model (Newton steps on λ for a linear program, the secant through the bracket's
+ends with integers, bisection when two steps land on one side) until the two agree within the
+tolerance. The plan's ``money_lower_bound`` is the short end: no plan that reaches the target
+costs less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import Reason, SolveError
+from .bounds import source_arrays
+from .plan import Plan
+from .refine import TOLERANCE_FLOOR, Refined, refine
+
+if TYPE_CHECKING:
+    from .solve import Program
+
+#: Relative difference from the target below which a plan's value counts as reaching it, and a
+#: bound as not falling short of it: float noise, a hundredth of HiGHS's feasibility tolerance
+#: [1]. It matters only for a target equal to the most value the sources allow.
+REACH_NOISE = 1e-9
+#: Most budget-mode solves target mode makes while bracketing and narrowing the money.
+MAX_TARGET_STEPS = 200
+
+
+def most_money(program: Program) -> float:
+    """Money that buys everything availability and capacities allow [$]; inf if unlimited."""
+    p = program.problem
+    room = source_arrays(replace(p, budget=0.0, target=None)).room
+    finite = np.isfinite(room)
+    if np.any(~finite & (p.cost > 0)):
+        return math.inf
+    return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
+
+
+def _budget_dual(program: Program, r: Refined) -> float:
+    """λ of a refined budget-mode solve just made [value per $] (0 if the budget does not bind)."""
+    if program.built.has_integers:
+        return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
+    return program.highs.duals(r.results)[0]
+
+
+def evaluate(program: Program, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
+    """A certified budget-mode solve at ``budget``, decided against the target: ``"reaches"``
+    (the plan's true value is at least the target) or ``"short"`` (the upper bound is below it)."""
+    program.at_budget(budget)
+    tolerance = program.tolerance
+    while True:
+        r = refine(program, deadline, tolerance)
+        r.lam = _budget_dual(program, r)
+        noise = REACH_NOISE * max(1.0, abs(target))
+        if r.value >= target - noise:
+            return r, "reaches"
+        if r.upper < target - noise or tolerance <= TOLERANCE_FLOOR:
+            return r, "short"
+        # Undecided: the value gap spans the target. A value gap g leaves the money
+        # undecided over about g / λ; ask for half the money tolerance's worth of value.
+        needed = 0.5 * program.tolerance * r.lam * budget / target if r.lam > 0 else 0.0
+        tolerance = max(TOLERANCE_FLOOR, min(0.5 * tolerance, needed) if needed > 0 else 0.1 * tolerance)
+
+
+def solve_target(program: Program, t0: float, deadline: float) -> Plan:
+    """The least-money plan that reaches the program's target (see the module).
+
+    Raises
+    ------
+    SolveError
+        The target is out of reach, or what a budget-mode solve raises.
+    """
+    p = program.problem
+    target = float(p.target or 0.0)
+    steps = 0
+    most = most_money(program)
+    lo = 0.0
+    r, verdict = evaluate(program, 0.0, deadline, target)
+    hi, hi_r = (0.0, r) if verdict == "reaches" else (math.inf, None)
+    lo_r = r if verdict == "short" else None
+    budget = 0.0
+    if verdict == "short":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
+        guess = target / best_rate if best_rate > 0 else 1.0
+        budget = min(max(guess, 1e-9), most)
+    # Bracket: grow the budget until its plan reaches the target.
+    while hi_r is None:
+        steps += 1
+        r, verdict = evaluate(program, budget, deadline, target)
+        if verdict == "reaches":
+            hi, hi_r = budget, r
+            break
+        lo, lo_r = budget, r
+        if budget >= most or steps >= MAX_TARGET_STEPS:
+            raise SolveError(
+                f"infeasible: target = {target:,.4g} is out of reach: the most value the sources' "
+                f"availability, the capacities and the mix bounds allow is {r.upper:,.4g}",
+                Reason.INFEASIBLE,
+            )
+        newton = budget + (target - r.value) / r.lam if r.lam > 0 else math.inf
+        budget = min(most, max(2 * budget, newton * (1 + program.tolerance)) if math.isfinite(newton) else 2 * budget)
+    # Narrow: aim a hair above the estimated root (Newton on λ from below for a linear
+    # program, the secant through the bracket's ends with integers), so that one step lands
+    # on each side of it; bisect when two steps in a row land on the same side.
+    same_side, last = 0, ""
+    while lo_r is not None:  # None: the hours held reach the target, no money needed
+        top = min(hi, p.spend(hi_r.x))
+        hair = 0.5 * program.tolerance * max(top, 1e-12)
+        if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
+            break
+        steps += 1
+        if lo_r.lam > 0 and not program.built.has_integers:
+            estimate = lo + (target - lo_r.value) / lo_r.lam
+        elif hi_r.value > lo_r.value:
+            estimate = lo + (target - lo_r.value) * (top - lo) / (hi_r.value - lo_r.value)
+        else:
+            estimate = 0.5 * (lo + top)
+        budget = min(max(estimate + hair, lo + hair), top - hair)
+        if same_side >= 2:
+            budget, same_side = 0.5 * (lo + top), 0
+        r, verdict = evaluate(program, budget, deadline, target)
+        same_side = same_side + 1 if verdict == last else 1
+        last = verdict
+        if verdict == "reaches":
+            hi, hi_r = budget, r
+        else:
+            lo, lo_r = budget, r
+    final, _ = evaluate(program, hi, deadline, target)
+    lam, shadow = program.duals(final.results)
+    spent = p.spend(final.x)
+    gap = max(0.0, spent - lo) / max(spent, 1e-12)
+    return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
