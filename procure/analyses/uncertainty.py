@@ -4,8 +4,10 @@
 then, on the same objective (``(1 − W) E[V] + W CVaR_A[V]``):
 
 * the wait-and-see value: in each scenario, the best plan knowing that scenario (a
-  deterministic solve at its numbers, buying now at today's prices); their mean less the
-  stochastic optimum is the EVPI, what a study that told the scenario in advance is worth;
+  deterministic solve at its numbers, buying at the cheaper of today's and, with recourse,
+  the later price); the plan's own objective of those values (their mean, or under a risk
+  weight ``(1 − W) E + W CVaR_A`` of them) less the stochastic optimum is the EVPI, what a
+  study that told the scenario in advance is worth;
 * the mean-scenario plan: the deterministic plan at each uncertain number's mean; valued in
   the scenarios (with recourse, each scenario then adds its best later hours), its objective
   falls short of the stochastic optimum by the VSS.
@@ -45,6 +47,17 @@ def _within_tolerance(difference: float, scale: float, tolerance: float) -> floa
     return 0.0 if -2 * tolerance * max(abs(scale), 1e-12) <= difference < 0 else difference
 
 
+def _silent_ranges(problem: ScenarioProblem) -> list[str]:
+    """A note when the scenarios' prices differ but nothing is bought later: they change nothing."""
+    later = problem.later_cost
+    if problem.recourse_price_x is None and np.ptp(later, axis=0).max(initial=0.0) > 0:
+        return [
+            "the scenarios' prices (price_usd_per_hour) change nothing without --recourse-price-x: they are "
+            "the prices of hours bought later, and no hour is bought later"
+        ]
+    return []
+
+
 def solve_uncertain(
     problem: ScenarioProblem,
     *,
@@ -74,14 +87,14 @@ def solve_uncertain(
     """
     options: dict[str, Any] = {"tolerance": tolerance, "time_limit": time_limit}
     plan = solve_scenarios(problem, **options)
+    notes: list[str] = _silent_ranges(problem)
     if not information:
-        return plan
-    notes: list[str] = []
+        return replace(plan, notes=plan.notes + notes)
     where: list[str] = []
     parts = chunks([problem.scenario(k) for k in range(problem.count)], SCENARIOS_PER_CHUNK)
     best = np.array(run_chunks(best_values, parts, args=(options,), scheduler=scheduler, workers=workers,
                                progress=progress, notes=notes, where=where))  # fmt: skip
-    wait_and_see = float(problem.probability @ best)
+    wait_and_see = problem.objective(best)
     mean_hours = solve_problem(problem.mean(), **options).sources["hours"].to_numpy(dtype=float)
     if problem.recourse_price_x is None:
         mean_values = scenario_values(problem, mean_hours)

@@ -35,10 +35,11 @@ import pyomo.environ as pyo
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
 from .diagnose import diagnose
-from .forms import DEFAULT_HILL_POINTS
+from .forms import DEFAULT_HILL_POINTS, add_cuts
 from .highs import HighsModel, Solution
 from .model import BuiltModel, build
 from .plan import Plan, read_plan
+from .polish import polish
 from .problem import CAPACITIES, Mode, Problem, check_budget
 from .refine import Refined, refine
 from .scenarios import ScenarioProblem, one_scenario
@@ -291,8 +292,35 @@ class Program:
             return solve_target(self, t0, deadline)
         self._check_minimum_orders()
         r = refine(self, deadline, self.tolerance)
-        lam, shadow = self.duals(r.results)
+        r, lam, shadow = self.exact(r, deadline)
         return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+
+    def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
+        """A refined solve with its hours made exact where the optimality conditions can be
+        solved (:mod:`procure.program.polish`), and its λ and shadow prices.
+
+        Without integer terms the model then gets tangent cuts at the exact hours and is solved
+        once more, so its bound (the plan's ``value_upper_bound``, what solving :attr:`model`
+        gives) closes on the exact value; with integer terms the bound stays the last solve's.
+        """
+        lam, shadow = self.duals(r.results)
+        polished = polish(self, r)
+        if polished is None:
+            return r, lam, shadow
+        built = self.built
+        upper = r.upper
+        if not built.has_integers:
+            a = built.arrays
+            curves = np.flatnonzero(a.concave & (a.rate > 0))
+            if add_cuts(built, curves, a.rate[curves] * (a.held[curves] + polished.x[curves])):
+                self.highs.sync_cuts()
+                upper = self.solve_once(deadline, rel_gap=self.tolerance).bound
+            upper = min(upper, polished.bound)
+        upper = max(upper, polished.value)
+        gap = (upper - polished.value) / max(abs(upper), 1e-12)
+        shadow = dict.fromkeys(CAPACITIES, 0.0) | {k: (v if v > DUAL_ZERO else 0.0) for k, v in polished.shadow.items()}
+        exact = replace(r, x=polished.x, w=polished.x, value=polished.value, upper=upper, gap=gap)
+        return exact, polished.lam, shadow
 
     def read(
         self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,

@@ -133,7 +133,7 @@ def solve_target(program: Program, t0: float, deadline: float) -> Plan:
         else:
             lo, lo_r = budget, r
     final, _ = evaluate(program, hi, deadline, target)
-    lam, shadow = program.duals(final.results)
+    final, lam, shadow = program.exact(final, deadline)
     spent = p.spend(final.x)
     gap = max(0.0, spent - lo) / max(spent, 1e-12)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)

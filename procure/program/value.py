@@ -1,19 +1,12 @@
-"""The value of effective hours (DESIGN.md §4): saturation curves, shelf life, effective hours.
+"""The value of effective hours: saturation curves, shelf life, effective hours.
 
 Pure, vectorised functions. ``curve`` may be one name or an array of names, one per source;
 ``k`` is the saturation scale [effective h] and ``shape`` the power exponent β or the hill
-steepness s [1]. Every curve has ``v(0) = 0``; all but hill with ``s ≠ 1`` have ``v'(0) = 1``,
-so at small volumes an effective hour is worth one own-hour equivalent.
-
-========  =====================================  ==============================
-curve     v(e)                                   v'(e)
-========  =====================================  ==============================
-linear    e                                      1
-log       k ln(1 + e/k)                          1 / (1 + e/k)
-exp       k (1 − exp(−e/k))                      exp(−e/k)
-power     k ((1 + e/k)^β − 1) / β,  0 < β ≤ 1    (1 + e/k)^(β − 1)
-hill      k u / (1 + u),  u = (e/k)^s            s (e/k)^(s−1) / (1 + u)²
-========  =====================================  ==============================
+steepness s [1]. The curves' formulas are the entries of :data:`procure.curves.REGISTRY`; the
+functions here apply each entry to the sources of its curve (a mask per curve name) and give
+NaN for a name the registry does not know. Every curve has ``v(0) = 0``; all but hill with
+``s ≠ 1`` have ``v'(0) = 1``, so at small volumes an effective hour is worth one own-hour
+equivalent.
 
 Hill with ``s > 1`` is S-shaped (convex, then concave): not concave, so the program treats it
 with binary variables (:mod:`procure.program`).
@@ -22,13 +15,16 @@ with binary variables (:mod:`procure.program`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from ..arrays import ArrayLike
 from ..arrays import like as _like
+from ..curves import MOST_SHAPE, REGISTRY, Curve, CurveFunction
 
-CONCAVE = ("linear", "log", "exp", "power")
+#: Curves that are concave whatever their shape.
+CONCAVE = tuple(name for name, c in REGISTRY.items() if bool(c.concave(np.asarray(MOST_SHAPE))))
 
 
 def _arrays(e: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> tuple[np.ndarray, ...]:
@@ -36,7 +32,21 @@ def _arrays(e: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> t
     c = np.asarray(curve)
     k_ = np.asarray(k, dtype=float)
     s_ = np.asarray(shape, dtype=float)
-    return np.broadcast_arrays(e_, c, k_, s_)
+    return tuple(np.broadcast_arrays(e_, c, k_, s_))
+
+
+def _by_curve(
+    formula: Callable[[Curve], CurveFunction], x: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike
+) -> np.ndarray:
+    """``formula`` of each element's curve at ``x``, NaN for an unknown curve (broadcast shape)."""
+    x_, c, k_, s_ = _arrays(x, curve, k, shape)
+    out = np.full(x_.shape, np.nan)
+    with np.errstate(all="ignore"):
+        for entry in REGISTRY.values():
+            mask = c == entry.name
+            if mask.any():
+                out[mask] = formula(entry)(x_[mask], k_[mask], s_[mask])
+    return out
 
 
 def value(e: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: ArrayLike = np.nan) -> ArrayLike:
@@ -53,44 +63,23 @@ def value(e: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: ArrayLik
     shape : array_like
         β for power, s for hill [1].
     """
-    e_, c, k_, s_ = _arrays(e, curve, k, shape)
-    out = np.empty(e_.shape)
-    with np.errstate(all="ignore"):
-        r = e_ / k_
-        out = np.select(
-            [c == "linear", c == "log", c == "exp", c == "power", c == "hill"],
-            [
-                e_,
-                k_ * np.log1p(r),
-                -k_ * np.expm1(-r),
-                k_ * np.expm1(s_ * np.log1p(r)) / s_,
-                k_ * np.where(r > 0, 1.0 / (1.0 + r ** (-s_)), 0.0),
-            ],
-            np.nan,
-        )
-    return _like(out, e, curve, k, shape)
+    return _like(_by_curve(lambda c: c.value, e, curve, k, shape), e, curve, k, shape)
 
 
 def derivative(e: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: ArrayLike = np.nan) -> ArrayLike:
     """Marginal value of an effective hour, ``v'(e)`` [own-hour equivalents per effective h]."""
-    e_, c, k_, s_ = _arrays(e, curve, k, shape)
-    with np.errstate(all="ignore"):
-        r = e_ / k_
-        u = r**s_
-        hill = np.where(r > 0, s_ * r ** (s_ - 1) / (1 + u) ** 2, np.where(s_ == 1, 1.0, np.where(s_ < 1, np.inf, 0.0)))
-        out = np.select(
-            [c == "linear", c == "log", c == "exp", c == "power", c == "hill"],
-            [np.ones_like(e_), 1.0 / (1.0 + r), np.exp(-r), (1.0 + r) ** (s_ - 1.0), hill],
-            np.nan,
-        )
-    return _like(out, e, curve, k, shape)
+    return _like(_by_curve(lambda c: c.derivative, e, curve, k, shape), e, curve, k, shape)
 
 
 def is_concave(curve: ArrayLike, shape: ArrayLike = np.nan) -> ArrayLike:
-    """True where the curve is concave: all but hill with ``s > 1``."""
-    c = np.asarray(curve)
-    s = np.asarray(shape, dtype=float)
-    return _like(np.isin(c, CONCAVE) | ((c == "hill") & (s <= 1)), curve, shape)
+    """True where the curve is concave: all but hill with ``s > 1`` (False for an unknown name)."""
+    c, s = np.broadcast_arrays(np.asarray(curve), np.asarray(shape, dtype=float))
+    out = np.zeros(c.shape, dtype=bool)
+    for entry in REGISTRY.values():
+        mask = c == entry.name
+        if mask.any():
+            out[mask] = entry.concave(s[mask])
+    return _like(out, curve, shape)
 
 
 def tangent(point: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
@@ -141,23 +130,11 @@ def inverse_derivative(
     slope: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: ArrayLike = np.nan
 ) -> ArrayLike:
     """Effective hours at which ``v'(e) = slope``, for the concave curves (0 where the slope is
-    above ``v'(0)``; ``inf`` for linear where the slope is below 1).
+    above ``v'(0)``; ``inf`` for linear where the slope is below 1) [effective h].
 
     Where water-filling stops a source: the effective hours at which its marginal value has
-    fallen to ``slope``.
+    fallen to ``slope``. For an S-shaped hill curve (``s > 1``), the point on its concave
+    side, beyond its steepest point (0 where the slope is above every slope of that side).
     """
-    y, c, k_, s_ = _arrays(slope, curve, k, shape)
-    with np.errstate(all="ignore"):
-        out = np.select(
-            [c == "linear", c == "log", c == "exp", c == "power", c == "hill"],
-            [
-                np.where(y >= 1, 0.0, np.inf),
-                k_ * (1.0 / y - 1.0),
-                -k_ * np.log(y),
-                k_ * (y ** (1.0 / (s_ - 1.0)) - 1.0),
-                k_,  # hill: its half-saturation point
-            ],
-            np.nan,
-        )
-        out = np.where(np.isnan(out) & (c == "power") & (s_ == 1), np.where(y >= 1, 0.0, np.inf), out)
+    out = _by_curve(lambda c: c.inverse_derivative, slope, curve, k, shape)
     return _like(np.maximum(out, 0.0), slope, curve, k, shape)

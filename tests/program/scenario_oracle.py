@@ -30,8 +30,9 @@ class OracleResult:
     scenario_values: np.ndarray
 
 
-def solve(sp) -> OracleResult:
-    """Solve a :class:`procure.program.scenarios.ScenarioProblem` without integer terms or mix bounds."""
+def solve(sp, fixed_hours=None) -> OracleResult:
+    """Solve a :class:`procure.program.scenarios.ScenarioProblem` without integer terms or mix
+    bounds; ``fixed_hours`` fixes the hours bought now (only later hours are chosen)."""
     p = sp.base
     s = p.sources
     n, count = p.n, sp.count
@@ -108,7 +109,8 @@ def solve(sp) -> OracleResult:
     for r, row in enumerate(rows):
         for j, v in row.items():
             A[r, j] = A[r, j] + v
-    bounds = [(0, avail[i]) for i in range(n)] + [(0, avail[j % n]) for j in range(nw)]
+    bounds = [(0, avail[i]) for i in range(n)] if fixed_hours is None else [(h, h) for h in fixed_hours]
+    bounds += [(0, avail[j % n]) for j in range(nw)]
     bounds += [(None, None)] * nz + [(None, None)] + [(0, None)] * count
     res = linprog(c, A_ub=A.tocsr(), b_ub=np.array(rhs), bounds=bounds, method="highs")
     assert res.status == 0, res.message

@@ -20,7 +20,7 @@ from procure.ledger.load import UNCERTAIN_COLUMNS
 from procure.ledger.scenarios import Scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.scenarios import cvar, scenario_problem
+from procure.program.scenarios import cvar, one_scenario, scenario_problem
 from procure.program.solve import solve_problem
 from procure.program.stochastic import solve_scenarios
 
@@ -144,6 +144,65 @@ def test_evpi_and_vss_are_not_negative(n, count, seed, options):
     # The raw differences, before the tolerance band is read as 0, are within it.
     assert result.wait_and_see - result.value >= -2 * TOL * result.value
     assert result.value - result.mean_plan_objective >= -2 * TOL * result.value
+
+
+def _exact_hours(problem):
+    """The deterministic concave plan by SciPy's trust-region interior point on the true curves
+    (no procure solver): the exact mean-scenario plan."""
+    from scipy.optimize import BFGS, Bounds, LinearConstraint, minimize
+
+    from procure.program import CAPACITIES, value
+
+    s = problem.sources
+    a, h0 = problem.rate, problem.held
+    curve, k, shape = s["curve"].to_numpy(), s["saturation_hours"].to_numpy(), s["curve_shape"].to_numpy()
+    scale = np.maximum(1.0, np.minimum(s["available_hours"].to_numpy(), 1e5))
+    rows, ub = [problem.cost * scale], [problem.budget]
+    for name in CAPACITIES:
+        if np.isfinite(problem.capacity[name]):
+            rows.append(problem.usage(name) * scale)
+            ub.append(problem.capacity[name] - problem.usage(name) @ h0)
+    res = minimize(
+        lambda y: -float(np.sum(value.value(a * (h0 + y * scale), curve, k, shape))),
+        np.full(problem.n, 1e-6),
+        jac=lambda y: -value.derivative(a * (h0 + y * scale), curve, k, shape) * a * scale,
+        hess=BFGS(),
+        method="trust-constr",
+        bounds=Bounds(np.zeros(problem.n), s["available_hours"].to_numpy() / scale),
+        constraints=[LinearConstraint(np.array(rows), -np.inf, np.array(ub))],
+        options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+    )
+    return np.clip(res.x * scale, 0.0, s["available_hours"].to_numpy())
+
+
+def _reference_information(sp):
+    """EVPI and VSS from the independent LP, as intervals: the plan's objective of the
+    wait-and-see values less the stochastic optimum; the stochastic optimum less the
+    objective of the exact mean-scenario plan. Each LP gives a lower (its plan's true value)
+    and an upper bound (its optimum)."""
+    stochastic = scenario_oracle.solve(sp)
+    best = [scenario_oracle.solve(one_scenario(sp.scenario(k))) for k in range(sp.count)]
+    ws_lo = sp.objective(np.array([b.value for b in best]))
+    ws_hi = sp.objective(np.array([b.upper for b in best]))
+    mean = scenario_oracle.solve(sp, fixed_hours=_exact_hours(sp.mean()))
+    evpi = (ws_lo - stochastic.upper, ws_hi - stochastic.value)
+    vss = (stochastic.value - mean.upper, stochastic.upper - mean.value)
+    return evpi, vss
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES[:3])
+@pytest.mark.parametrize(
+    "options", [{}, {"risk_weight": 0.6, "risk_alpha": 0.2}, {"recourse_price_x": 1.2}], ids=["ev", "risk", "recourse"]
+)
+def test_evpi_and_vss_match_an_independent_lp(n, count, seed, options):
+    problem, sc = _random_problem(n, count, seed)
+    sp = scenario_problem(problem, sc, **options)
+    tolerance = 1e-6
+    got = solve_uncertain(sp, tolerance=tolerance)
+    (evpi_lo, evpi_hi), (vss_lo, vss_hi) = _reference_information(sp)
+    slack = 2 * tolerance * abs(got.value)  # twice the tolerance of the objective
+    assert max(evpi_lo, 0.0) - slack <= got.evpi <= max(evpi_hi, 0.0) + slack
+    assert max(vss_lo, 0.0) - slack <= got.vss <= max(vss_hi, 0.0) + slack
 
 
 @pytest.mark.parametrize(("n", "count", "seed"), CASES[:3])

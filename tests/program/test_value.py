@@ -1,4 +1,4 @@
-"""Value curves, shelf life and effective hours (DESIGN.md §4)."""
+"""Value curves, shelf life and effective hours."""
 
 from __future__ import annotations
 

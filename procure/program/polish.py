@@ -1,0 +1,295 @@
+"""Exact hours: the optimality conditions of a certified plan solved to machine precision.
+
+For concave curves the optimum's hours are unique where the curves are strictly concave, but
+a plan certified within a tolerance in value leaves them loose (a few per cent for a source
+bought in part). With the active set the certified plan shows (which sources sit at a bound,
+which rows bind), the conditions of optimality are a few equations in a few multipliers μ,
+one per binding row (the budget, a capacity, a mix bound):
+
+    ρσφ_s · v_s'(e_s) = Σ_r μ_r A_rs     for every source strictly between its bounds,
+    Σ_s A_rs x_s = b_r                   for every binding row r,
+
+where ``A_rs`` is source s's coefficient in row r (its all-in cost, its use of a capacity, its
+mix coefficient). Each between source's hours are the inverse of its derivative at its price
+in multipliers, so the system is solved by Newton's method on μ alone; the active set is then
+checked (hours within bounds, μ ≥ 0, every other row met, no source at a bound that would move)
+and corrected until it holds. Integer terms stay as the plan has them: lots, on/off choices
+and S-shaped curves are fixed, and the continuous part is polished.
+
+The Lagrangian dual ``g(μ) = Σ_s max_{x_s in its box} [v_s(x_s) − (Aᵀμ)_s x_s] + μ·b`` is an
+upper bound on the optimum for every μ ≥ 0 (weak duality); where the program has no integer
+terms it is evaluated exactly per source (the inverse derivative, clipped), so the polished
+multipliers give a certificate of their own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import value
+from .bounds import CurveArrays
+from .plan import BINDING_TOLERANCE
+from .problem import BOUGHT_HOURS
+
+if TYPE_CHECKING:
+    from .refine import Refined
+    from .solve import Program
+
+#: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
+#: β < 1): their hours are a smooth function of their price in multipliers.
+SMOOTH_CURVES = ("log", "exp", "power")
+#: Relative step of the central difference that gives the inverse derivative's slope [1].
+INVERSE_STEP = 1e-6
+#: Newton's method stops when every binding row holds within this share of its scale [1].
+ROW_TOLERANCE = 1e-12
+#: Most Newton steps per active set, and most corrections of the active set.
+MAX_NEWTON_STEPS = 60
+MAX_ACTIVE_SET_CHANGES = 25
+#: A row counts as binding in the certified plan where its dual exceeds this [value per unit].
+DUAL_ZERO = 1e-12
+#: The polished plan's rows may exceed their right-hand side by this share of their scale [1]:
+#: float noise, far below HiGHS's own feasibility tolerance (1e-7).
+FEASIBILITY = 1e-9
+
+
+@dataclass(frozen=True)
+class Polished:
+    """A plan whose hours solve the optimality conditions exactly.
+
+    Attributes
+    ----------
+    x : numpy.ndarray
+        Hours bought of each source [h].
+    value : float
+        Their true value [own-hour equivalents].
+    bound : float
+        The Lagrangian dual at the multipliers, an upper bound on the optimum; inf where the
+        program has integer terms or a curve the dual cannot be evaluated for exactly.
+    lam : float
+        The budget row's multiplier, λ [value per $].
+    shadow : dict of str to float
+        The capacity rows' and mix rows' multipliers [value per unit].
+    """
+
+    x: np.ndarray
+    value: float
+    bound: float
+    lam: float
+    shadow: dict[str, float]
+
+
+@dataclass
+class _Rows:
+    """The coupling rows: ``A x ≤ b`` (dense: a handful of rows)."""
+
+    names: list[str]
+    A: np.ndarray
+    b: np.ndarray
+    dual: np.ndarray
+
+
+def _rows(program: Program, r: Refined) -> _Rows:
+    p = program.problem
+    built = program.built
+    hm = program.highs
+    duals = np.abs(hm.row_duals(r.results))
+    fee = p.column("fixed_fee_usd")
+    names, rows, rhs, dual = (
+        ["budget"],
+        [p.cost],
+        [program.budget - float(fee @ p.bought(r.x))],
+        [duals[hm.budget_rows[0]]],
+    )
+    for name, (row,) in zip(built.capacity_names, hm.capacity_rows, strict=True):
+        use = p.usage(name)
+        names.append(name)
+        rows.append(use)
+        rhs.append(float(p.capacity[name] - use @ p.held))
+        dual.append(duals[row])
+    for key, (row,) in zip(p.max_share, hm.mix_rows, strict=True):
+        coef = p.rate * (p.members(key).astype(float) - p.max_share[key])
+        names.append(f"max_share:{key}")
+        rows.append(coef)
+        rhs.append(float(-(coef @ p.held)))
+        dual.append(duals[row])
+    return _Rows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float), np.array(dual, dtype=float))
+
+
+def _hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
+                    shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Hours where ρσφ·v'(e) equals the price ``c`` in multipliers, and their slope dx/dc."""
+    y = c / rate
+    e = np.asarray(value.inverse_derivative(y, curve, k, shape), dtype=float)
+    step = INVERSE_STEP * np.abs(y)
+    hi = np.asarray(value.inverse_derivative(y + step, curve, k, shape), dtype=float)
+    lo = np.asarray(value.inverse_derivative(np.maximum(y - step, 0.5 * y), curve, k, shape), dtype=float)
+    de_dy = (hi - lo) / (y + step - np.maximum(y - step, 0.5 * y))
+    return e / rate - held, de_dy / rate**2
+
+
+def polish(program: Program, r: Refined) -> Polished | None:
+    """The plan of ``r`` with its hours solved exactly (see the module), or None where the
+    program is not one scenario or the conditions do not settle (the certified plan stands)."""
+    built = program.built
+    if not built.formulation.certain or program.fixed_hours is not None:
+        return None
+    p = program.problem
+    a = built.sources
+    rows = _rows(program, r)
+    x0 = np.clip(r.x, 0.0, a.room)
+    bought = p.bought(x0)
+    smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~((a.curve == "power") & (a.shape >= 1))
+    free = smooth & (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
+    lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
+    hi = a.room
+    tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(hi), hi, 1.0))
+    state = np.where(~free, 0, np.where(x0 <= lo + tol, 1, np.where(x0 >= hi - tol, 2, 3)))  # fixed, lo, hi, between
+    binding = rows.dual > DUAL_ZERO
+    mu = np.where(binding, rows.dual, 0.0)
+    fixed_x = np.where(free, 0.0, x0)
+    for _change in range(MAX_ACTIVE_SET_CHANGES):
+        x, mu, ok = _newton(rows, a, state, binding, mu, fixed_x, lo, hi)
+        if not ok:
+            return None
+        changed = False
+        c = rows.A.T @ mu
+        between = state == 3
+        slope = np.asarray(value.derivative(a.rate * (a.held + x), a.curve, a.k, a.shape), dtype=float) * a.rate
+        below, above = between & (x < lo), between & (x > hi)
+        if below.any() or above.any():
+            state = np.where(below, 1, np.where(above, 2, state))
+            changed = True
+        scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
+        slack = binding & (rows.A @ x < rows.b - 1e-7 * scale) & (mu > 0)
+        negative = binding & ((mu < 0) | slack)
+        if negative.any():
+            binding &= ~negative
+            mu = np.where(binding, mu, 0.0)
+            changed = True
+        scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
+        over = ~binding & (rows.A @ x > rows.b + FEASIBILITY * scale)
+        if over.any():
+            binding |= over
+            changed = True
+        release = ((state == 1) & (slope > c * (1 + 1e-12))) | ((state == 2) & (slope < c * (1 - 1e-12)))
+        if release.any() and not changed:
+            state = np.where(release, 3, state)
+            changed = True
+        if not changed:
+            break
+    else:
+        return None
+    scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
+    if np.any(rows.A @ x > rows.b + FEASIBILITY * scale) or np.any(x < lo - tol) or np.any(x > hi + tol):
+        return None
+    x = np.clip(x, lo, hi)
+    x = np.where(free | (x > BOUGHT_HOURS), x, 0.0)
+    _e, v = a.value_of(x)
+    true_value = float(np.sum(v))
+    if true_value < r.value - FEASIBILITY * max(1.0, abs(r.value)):
+        return None
+    bound = _dual_bound(program, rows, mu) if not built.has_integers else math.inf
+    shadow = dict(zip(rows.names[1:], (float(m) for m in mu[1:]), strict=True))
+    return Polished(x, true_value, bound, float(mu[0]), shadow)
+
+
+def _newton(
+    rows: _Rows, a: CurveArrays, state: np.ndarray, binding: np.ndarray, mu: np.ndarray, fixed_x: np.ndarray,
+    lo: np.ndarray, hi: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
+    """Solve the binding rows for their multipliers with the between sources at their price."""
+    A = rows.A
+    between = state == 3
+    B = _independent(A[:, between], np.flatnonzero(binding), rows.dual)
+
+    def hours(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.where(state == 1, lo, np.where(state == 2, hi, fixed_x))
+        x = np.where(np.isfinite(x), x, 0.0)
+        slope = np.zeros_like(x)
+        if between.any():
+            c = A[:, between].T @ m
+            if np.any(c <= 0):
+                return x, np.full_like(x, np.nan)
+            xb, sb = _hours_at_price(c, a.rate[between], a.held[between], a.curve[between], a.k[between],
+                                     a.shape[between])  # fmt: skip
+            x[between], slope[between] = xb, sb
+        return x, slope
+
+    def residual(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x, slope = hours(m)
+        scale = np.maximum(1.0, np.abs(rows.b[B]) + np.abs(A[B]) @ np.abs(np.where(np.isfinite(x), x, 0.0)))
+        return (A[B] @ x - rows.b[B]) / scale, x, slope
+
+    if len(B) == 0:
+        x, slope = hours(mu)
+        return x, mu, bool(np.all(np.isfinite(slope)))
+    m = mu.copy()
+    f, x, slope = residual(m)
+    for _step in range(MAX_NEWTON_STEPS):
+        if not np.all(np.isfinite(f)):
+            return x, m, False
+        if np.max(np.abs(f)) <= ROW_TOLERANCE:
+            return x, m, True
+        scale = np.maximum(1.0, np.abs(rows.b[B]) + np.abs(A[B]) @ np.abs(x))
+        J = (A[B][:, between] * slope[between]) @ A[B][:, between].T / scale[:, None]
+        try:
+            delta = np.linalg.solve(J, f)
+        except np.linalg.LinAlgError:
+            return x, m, False
+        t = 1.0
+        for _half in range(40):
+            trial = m.copy()
+            trial[B] = m[B] - t * delta
+            f_new, x_new, slope_new = residual(trial)
+            if np.all(np.isfinite(f_new)) and np.max(np.abs(f_new)) < np.max(np.abs(f)):
+                break
+            t *= 0.5
+        else:
+            return x, m, False
+        m, f, x, slope = trial, f_new, x_new, slope_new
+    return x, m, bool(np.max(np.abs(f)) <= ROW_TOLERANCE)
+
+
+def _independent(A_between: np.ndarray, binding: np.ndarray, dual: np.ndarray) -> np.ndarray:
+    """The binding rows whose coefficients on the between sources are linearly independent,
+    taken by decreasing dual: the rows Newton's method solves for. The others keep their
+    multipliers (a degenerate vertex: a row tight through a source's own bound)."""
+    chosen: list[int] = []
+    for r in sorted(binding.tolist(), key=lambda q: -dual[q]):
+        trial = A_between[[*chosen, r]]
+        if trial.shape[1] and np.linalg.matrix_rank(trial) == len(chosen) + 1:
+            chosen.append(r)
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
+def _dual_bound(program: Program, rows: _Rows, mu: np.ndarray) -> float:
+    """``g(μ)`` over the whole box of every source: an upper bound on the optimum (inf where a
+    curve's inner maximum has no closed form here)."""
+    p = program.problem
+    a = program.built.sources
+    if np.any(mu < 0):
+        return math.inf
+    b = rows.b.copy()
+    b[0] = program.budget  # the whole budget: no integer term is fixed here
+    c = rows.A.T @ mu
+    linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
+    smooth = np.isin(a.curve, SMOOTH_CURVES) & ~linear
+    if not np.all(smooth | linear | (a.rate == 0)):
+        return math.inf
+    room = a.room
+    x = np.zeros(p.n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.where(linear | (a.rate == 0), a.rate - c, np.nan)
+        x = np.where(linear & (gain > 0), room, x)
+        pos = smooth & (c > 0) & (a.rate > 0)
+        xs = np.where(pos, np.asarray(value.inverse_derivative(c / np.where(pos, a.rate, 1.0), a.curve, a.k, a.shape),
+                                      dtype=float) / np.where(pos, a.rate, 1.0) - a.held, room)  # fmt: skip
+        x = np.where(smooth, np.clip(xs, 0.0, room), x)
+    if not np.all(np.isfinite(x)):
+        return math.inf
+    _e, v = a.value_of(x)
+    return float(np.sum(v) - c @ x + mu @ b)
