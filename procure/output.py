@@ -1,7 +1,13 @@
-"""Writing results: JSON-safe values and atomic file writes."""
+"""Writing results: JSON-safe values, atomic file writes, and the outputs of one command.
+
+:class:`Outputs` collects what a command writes (a JSON object, a table as CSV, a figure) and
+writes the files all together or none. It prints through the callables it is given, so that
+this module loads no terminal or plotting library.
+"""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tempfile
@@ -109,3 +115,89 @@ def check_plot_path(path: Path | str) -> Path:
     if Path(path).suffix.lower() not in PLOT_FORMATS:
         raise invalid("plot", str(path), "the file must end in .png or .svg")
     return check_output_path(path, "plot")
+
+
+class Outputs:
+    """The files a command writes: each path checked before any work starts, and all of them
+    written together or none (:func:`write_all`).
+
+    ``json_out="-"`` prints the JSON object to standard output, after the files are written;
+    a command that prints JSON there prints nothing else on it.
+
+    Parameters
+    ----------
+    json_out : str, optional
+        ``"-"`` for standard output, or the file the JSON object goes to.
+    csv_out : path, optional
+        The file a table goes to (CSV).
+    plot : path, optional
+        The file a figure goes to (``.png`` or ``.svg``).
+    echo : callable, default print
+        Prints the JSON object (one line) to standard output.
+    say : callable, default print
+        Prints a line saying which file was written, when the tables are printed.
+    write_figure : callable, optional
+        ``write_figure(figure, path)`` draws a figure into a file; by default the figure's own
+        ``savefig``.
+
+    Raises
+    ------
+    InputError
+        An output path that cannot be written (see :func:`check_output_path` and
+        :func:`check_plot_path`).
+    """
+
+    def __init__(
+        self,
+        *,
+        json_out: str | None = None,
+        csv_out: Path | None = None,
+        plot: Path | None = None,
+        echo: Callable[[str], object] = print,
+        say: Callable[[str], object] = print,
+        write_figure: Callable[[Any, Path], object] | None = None,
+    ) -> None:
+        self.json_out, self.csv_out, self.plot = json_out, csv_out, plot
+        if json_out not in (None, "-"):
+            check_output_path(json_out, "json")
+        if csv_out is not None:
+            check_output_path(csv_out, "csv")
+        if plot is not None:
+            check_plot_path(plot)
+        self._echo, self._say = echo, say
+        self._write_figure = write_figure or (lambda fig, path: fig.savefig(path, format=path.suffix.lower()[1:]))
+        self._files: list[tuple[Path | str, Callable[[Path], object], str]] = []
+        self._stdout: str | None = None
+
+    @property
+    def tables(self) -> bool:
+        """True when the command prints its tables (no JSON on standard output)."""
+        return self.json_out != "-"
+
+    def json(self, obj: dict[str, Any]) -> None:
+        """The command's JSON object, for standard output or its file."""
+        if self.json_out == "-":
+            self._stdout = json.dumps(jsonable(obj))
+        elif self.json_out is not None:
+            text = json.dumps(jsonable(obj), indent=2) + "\n"
+            self._files.append((self.json_out, lambda tmp: tmp.write_text(text), "JSON"))
+
+    def csv(self, frame: Any) -> None:
+        """A table (a pandas DataFrame) for the CSV file."""
+        if self.csv_out is not None:
+            self._files.append((self.csv_out, lambda tmp: frame.to_csv(tmp, index=False), "Table"))
+
+    def figure(self, make: Callable[[], Any]) -> None:
+        """A figure for the plot file, drawn only when one is asked for."""
+        if self.plot is not None:
+            fig = make()
+            self._files.append((self.plot, lambda tmp: self._write_figure(fig, tmp), "Plot"))
+
+    def commit(self) -> None:
+        """Write every file (all or none), then what goes to standard output."""
+        write_all([(path, write) for path, write, _what in self._files])
+        if self._stdout is not None:
+            self._echo(self._stdout)
+        elif self.tables:
+            for path, _write, what in self._files:
+                self._say(f"{what} written to {path}")

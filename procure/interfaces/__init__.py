@@ -1,7 +1,13 @@
-"""Where people meet the library: the command line, its tables, and plots.
+"""Where people meet the library: the command line, the app, their tables and plots.
 
-* :mod:`procure.interfaces.cli`: the ``procure`` command (the only module that prints);
-* :mod:`procure.interfaces.render`: the tables the commands print;
+* :mod:`procure.interfaces.cli`: the ``procure`` group and its entry point, ``main``;
+* :mod:`procure.interfaces.commands`: the commands, a module per group;
+* :mod:`procure.interfaces.options`: the options several commands share;
+* :mod:`procure.interfaces.terminal`: the console, the progress bar, a command's outputs;
+* :mod:`procure.interfaces.tables`: every table's cells and every number, formatted once;
+* :mod:`procure.interfaces.render`: the terminal's tables, set from those cells;
+* :mod:`procure.interfaces.app` and :mod:`procure.interfaces.pages`: ``procure app``, a page
+  per module, its tables from the same cells;
 * :mod:`procure.interfaces.plots`: figures, written atomically (matplotlib, loaded only for
-  ``--plot``).
+  ``--plot`` and the app; no backend chosen).
 """

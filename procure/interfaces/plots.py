@@ -1,4 +1,9 @@
-"""Plots, written atomically to PNG or SVG (matplotlib, no screen needed)."""
+"""Plots, written atomically to PNG or SVG.
+
+Every figure is a :class:`matplotlib.figure.Figure` of its own, drawn without pyplot: making
+or writing one selects no backend and changes no setting of the caller's matplotlib (a
+notebook keeps its backend), and no figure is left open in pyplot's list.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +12,21 @@ import math
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ..output import check_plot_path, write_atomic
 from ..pipeline import formulas
 from ..program import value
 
-# SVG keeps text as text, so a name is stored exactly as given whatever the fonts here draw.
-matplotlib.rcParams["svg.fonttype"] = "none"
-
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
+    from ..analyses.solving import ScenarioPlan
     from ..pipeline.queue import SimulationResult
     from ..program import Plan, Problem
-    from ..program.stochastic import ScenarioPlan
 
 #: Frames the timeline shows after the warm-up [frames].
 TIMELINE_FRAMES = 200
@@ -37,6 +35,14 @@ TIMELINE_LANES = 24
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _subplots(
+    *args: Any, figsize: tuple[float, float], layout: Literal["constrained"] | None = None, **kwargs: Any
+) -> tuple[Figure, Any]:
+    """A new figure of its own (no pyplot) and its axes, as ``pyplot.subplots`` would make them."""
+    fig = Figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(*args, **kwargs)
 
 
 def quiet_glyphs(draw: F) -> F:
@@ -59,20 +65,24 @@ def label(text: object) -> str:
 
 @quiet_glyphs
 def write_figure(fig: Figure, path: Path) -> None:
-    """Draw a figure into ``path`` (its ending, ``.png`` or ``.svg``, gives the format) and close it."""
-    try:
+    """Draw a figure into ``path``; its ending, ``.png`` or ``.svg``, gives the format.
+
+    An SVG keeps text as text, so that a name is stored exactly as given whatever the fonts
+    here draw (the setting holds for this write only).
+    """
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
         fig.savefig(path, format=path.suffix.lower()[1:], dpi=120, bbox_inches="tight")
-    finally:
-        plt.close(fig)
 
 
 def save(fig: Figure, path: Path | str) -> Path:
-    """Save a figure to ``path`` (``.png`` or ``.svg``) atomically and close it."""
-    try:
-        target = check_plot_path(path)
-    except Exception:
-        plt.close(fig)
-        raise
+    """Save a figure to ``path`` (``.png`` or ``.svg``) atomically.
+
+    Raises
+    ------
+    InputError
+        A path that does not end in .png or .svg, or whose folder does not exist.
+    """
+    target = check_plot_path(path)
     return write_atomic(target, lambda tmp: write_figure(fig, tmp))
 
 
@@ -99,7 +109,7 @@ def timeline(result: SimulationResult, busy_formula: float | None = None, frames
 
     decoders = sorted(d for d in tl["decoder"].unique() if d >= 0)
     lanes = decoders[:TIMELINE_LANES]
-    fig, axes = plt.subplots(
+    fig, axes = _subplots(
         3,
         1,
         figsize=(11, 2.0 + 0.18 * max(len(lanes), 4) + 3.2),
@@ -177,7 +187,7 @@ def bill_split(table: pd.DataFrame) -> Figure:
         Rows of :func:`procure.transport.transport` (``source``, ``bytes_usd``, ``cores_usd``,
         ``idle_usd``, ``bill_usd``, ``share``).
     """
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fig, ax = _subplots(figsize=(8, 4.2))
     names = [label(name) for name in table["source"]]
     bottom = np.zeros(len(table))
     for term, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
@@ -207,7 +217,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
     n = problem.n
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
+    fig, axes = _subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
     cost = problem.cost
     for i, ax in enumerate(axes.ravel()):
         if i >= n:
@@ -243,7 +253,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
 def scenario_values(plan: ScenarioPlan) -> Figure:
     """The distribution of the plan's value over the scenarios beside the mean-scenario plan's:
     cumulative probability against value, with each plan's expected value and CVaR marked."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _subplots(figsize=(8, 4.5))
     a = plan.risk_alpha
     series = [("the plan", plan.scenario_values, "tab:blue")]
     if plan.mean_plan_values is not None:
@@ -275,7 +285,7 @@ def stage_rates(row: pd.Series) -> Figure:
     names = ["accelerator", "read", "decode"]
     rates = [float(row["demand_fps"]), float(row["read_fps"]), float(row["decode_fps"])]
     binding = str(row["stage"])
-    fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
+    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
     colors = ["tab:red" if n == binding else "tab:grey" for n in names]
     bars = ax.barh(names, rates, color=colors)
     for bar, rate, n in zip(bars, rates, names, strict=True):
@@ -293,7 +303,7 @@ def stage_rates(row: pd.Series) -> Figure:
 @quiet_glyphs
 def bill_terms(row: pd.Series) -> Figure:
     """The transport bill of one recorded hour as one stacked bar: bytes, cores, idle [$]."""
-    fig, ax = plt.subplots(figsize=(4.2, 2.8), layout="constrained")
+    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
     left = 0.0
     for name, key, color in (("bytes", "bytes_usd", "tab:blue"), ("cores", "cores_usd", "tab:orange"),
                              ("idle accelerator", "idle_usd", "tab:red")):  # fmt: skip
@@ -315,7 +325,7 @@ def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = No
     """Hours bought of each source against the varied input (log scale), and the plan's value;
     ``span`` (byte-price multipliers over which the plan keeps its shape) shaded."""
     parameter = str(frame["parameter"].iloc[0])
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    fig, (ax, ax2) = _subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     for source, part in frame.groupby("source", sort=False):
         ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=label(source))
         ax.annotate(label(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
@@ -351,7 +361,7 @@ def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     engine = formulas.decoder_fps(row["width"], row["height"], row["nvdec_fps_1080p"])
     decode = formulas.decode_supply_fps(cores, row["core_fps"], row["nvdec_engines"], engine, row["g"], row["stored"])
     busy = formulas.busy(np.minimum(decode, row["read_fps"]), row["demand_fps"])
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _subplots(figsize=(7, 4))
     ax.plot(cores, 100 * np.asarray(busy), color="tab:blue")
     ax.plot([row["cores"]], [100 * row["busy"]], "o", color="tab:red")
     ax.annotate(f"{row['cores']:g} cores: {100 * row['busy']:.1f} %", (row["cores"], 100 * row["busy"]),

@@ -8,6 +8,9 @@ held and available at all.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.contrib.solver.common.factory import SolverFactory
@@ -16,9 +19,42 @@ from pyomo.contrib.solver.common.results import TerminationCondition
 from .highs import quiet_solver
 from .model import BuiltModel
 
+#: Relative gap to which the least money meeting the mix bounds is found when it has integer
+#: terms (its lower bound is reported with it) [1].
+MIP_GAP = 1e-9
 
-def diagnose(built: BuiltModel) -> str:
-    """One line saying why ``built`` has no feasible plan."""
+
+def _least_money_model(built: BuiltModel) -> tuple[pyo.ConcreteModel, Any]:
+    """A copy of the model without its budget row, minimising the money spent."""
+    p = built.formulation.base
+    m = built.model.clone()
+    m.budget_row.deactivate()
+    m.objective.deactivate()
+    fee = p.column("fixed_fee_usd")
+    m.least = pyo.Objective(expr=sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B))
+    opt = SolverFactory("highs")
+    opt.config.solver_options["mip_rel_gap"] = MIP_GAP
+    return m, opt
+
+
+def least_money(built: BuiltModel) -> tuple[float, float] | None:
+    """The least money whose purchases meet the mix bounds and the capacities with the hours
+    held [$], and a certified lower bound on it (the branch and bound's, equal for an LP);
+    None when no purchase meets them."""
+    m, opt = _least_money_model(built)
+    with quiet_solver():
+        res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
+    if res.termination_condition != TerminationCondition.convergenceCriteriaSatisfied:
+        return None
+    least = float(res.incumbent_objective)
+    bound = res.objective_bound
+    lower = float(bound) if bound is not None and math.isfinite(float(bound)) else least
+    return least, min(lower, least)
+
+
+def diagnose(built: BuiltModel, *, money: bool = False) -> str:
+    """One line saying why ``built`` has no feasible plan; ``money`` speaks of the money a
+    target needs rather than of a budget."""
     sp = built.formulation
     p = sp.base
     if not sp.certain:
@@ -27,22 +63,20 @@ def diagnose(built: BuiltModel) -> str:
             "--budget or relax --max-share"
         )
     if not p.max_share:
-        return "infeasible: no plan meets the budget and the capacities"
-    m = built.model.clone()
-    m.budget_row.deactivate()
-    m.objective.deactivate()
-    fee = p.column("fixed_fee_usd")
-    m.least = pyo.Objective(expr=sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B))
-    opt = SolverFactory("highs")
-    with quiet_solver():
-        res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
-    if res.termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
-        least = float(res.incumbent_objective)
-        budget = float(m.budget.value)
+        return (
+            "infeasible: no plan meets the capacities"
+            if money
+            else "infeasible: no plan meets the budget and the capacities"
+        )
+    found = least_money(built)
+    if found is not None and not money:
+        least = found[0]
+        budget = float(built.model.budget.value)
         return (
             f"infeasible: the mix bounds need at least ${least:,.2f} of purchases with the hours held, "
             f"the budget is ${budget:,.2f} (short by ${least - budget:,.2f}): raise --budget or relax --max-share"
         )
+    m, opt = _least_money_model(built)
     m.capacity.deactivate()
     with quiet_solver():
         res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyomo.environ as pyo
@@ -29,8 +29,16 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from . import value
 from .bounds import CurveArrays
 
-if TYPE_CHECKING:
-    from .model import BuiltModel
+
+class CurveModel(Protocol):
+    """What the forms need of a built model (:class:`procure.program.model.BuiltModel`)."""
+
+    model: pyo.ConcreteModel
+    arrays: CurveArrays
+    arguments: list[Any]
+    cut_keys: set[tuple[int, float]]
+    hill_breakpoints: dict[int, np.ndarray]
+
 
 #: Breakpoints of the first piecewise form of a hill curve with s > 1.
 DEFAULT_HILL_POINTS = 17
@@ -88,7 +96,7 @@ def _keys(arrays: CurveArrays, curves: np.ndarray, points: np.ndarray) -> list[t
     return list(zip(curves.tolist(), np.round(points / scale).tolist(), strict=True))
 
 
-def add_cuts(built: BuiltModel, curves: np.ndarray, points: np.ndarray) -> int:
+def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     """Add the tangents of ``curves`` at effective hours ``points`` to the model, as one new
     block of ``m.cuts``; a point where the curve already has a cut is left out (no cut twice).
 
@@ -137,7 +145,7 @@ def cut_points(model: pyo.ConcreteModel) -> tuple[np.ndarray, np.ndarray]:
 
 
 def add_curve_forms(
-    built: BuiltModel,
+    built: CurveModel,
     cuts: Sequence[tuple[int, float]],
     hill_points: int,
     hill_breakpoints: Mapping[int, np.ndarray] | None,

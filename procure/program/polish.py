@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,10 +33,7 @@ from . import value
 from .bounds import CurveArrays
 from .plan import BINDING_TOLERANCE
 from .problem import BOUGHT_HOURS
-
-if TYPE_CHECKING:
-    from .refine import Refined
-    from .solve import Program
+from .state import Refined, Solving
 
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
 #: β < 1): their hours are a smooth function of their price in multipliers.
@@ -92,7 +88,7 @@ class _Rows:
     dual: np.ndarray
 
 
-def _rows(program: Program, r: Refined) -> _Rows:
+def _rows(program: Solving, r: Refined) -> _Rows:
     p = program.problem
     built = program.built
     hm = program.highs
@@ -131,7 +127,7 @@ def _hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np
     return e / rate - held, de_dy / rate**2
 
 
-def polish(program: Program, r: Refined) -> Polished | None:
+def polish(program: Solving, r: Refined) -> Polished | None:
     """The plan of ``r`` with its hours solved exactly (see the module), or None where the
     program is not one scenario or the conditions do not settle (the certified plan stands)."""
     built = program.built
@@ -266,7 +262,7 @@ def _independent(A_between: np.ndarray, binding: np.ndarray, dual: np.ndarray) -
     return np.array(sorted(chosen), dtype=np.int64)
 
 
-def _dual_bound(program: Program, rows: _Rows, mu: np.ndarray) -> float:
+def _dual_bound(program: Solving, rows: _Rows, mu: np.ndarray) -> float:
     """``g(μ)`` over the whole box of every source: an upper bound on the optimum (inf where a
     curve's inner maximum has no closed form here)."""
     p = program.problem

@@ -11,17 +11,13 @@ that is where the gap lies.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import Reason, SolveError
 from .forms import add_cuts, refined_breakpoints
 from .plan import VALUE_ABS_TOLERANCE
-
-if TYPE_CHECKING:
-    from .solve import Program
+from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
 MAX_ROUNDS = 200
@@ -37,40 +33,7 @@ MIP_GAP_SHARE = 0.1
 TOLERANCE_FLOOR = 1e-9
 
 
-@dataclass
-class Refined:
-    """A budget-mode solve refined until certified.
-
-    Attributes
-    ----------
-    budget : float
-        The budget it was solved at [$].
-    x : numpy.ndarray
-        Hours bought now of each source [h].
-    w : numpy.ndarray
-        Hours each curve's value was read at [h].
-    value, upper, gap : float
-        The true objective, the bound and their relative gap.
-    rounds : int
-        Rounds taken.
-    results : Solution
-        The last solver answer.
-    lam : float
-        λ where target mode asked for it (NaN otherwise).
-    """
-
-    budget: float
-    x: np.ndarray
-    w: np.ndarray
-    value: float
-    upper: float
-    gap: float
-    rounds: int
-    results: Any
-    lam: float = math.nan
-
-
-def refine(program: Program, deadline: float, tolerance: float) -> Refined:
+def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
     """Solve ``program`` at its budget and refine until the bounds agree within ``tolerance``.
 
     Raises
@@ -109,7 +72,7 @@ def refine(program: Program, deadline: float, tolerance: float) -> Refined:
     )
 
 
-def _progress(program: Program, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:
+def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:
     """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help.
 
     ``w`` is the hours each curve's value is read at, ``z`` the value the model credits each

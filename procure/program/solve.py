@@ -41,8 +41,10 @@ from .model import BuiltModel, build
 from .plan import Plan, read_plan
 from .polish import polish
 from .problem import CAPACITIES, Mode, Problem, check_budget
-from .refine import Refined, refine
+from .refine import refine
 from .scenarios import ScenarioProblem, one_scenario
+from .state import Refined
+from .target import solve_target
 
 #: A dual smaller than this in magnitude is read as 0 [value per unit].
 DUAL_ZERO = 1e-12
@@ -287,8 +289,6 @@ class Program:
         t0 = time.perf_counter()
         deadline = t0 + self.time_limit
         if self.problem.mode is Mode.TARGET:
-            from .target import solve_target
-
             return solve_target(self, t0, deadline)
         self._check_minimum_orders()
         r = refine(self, deadline, self.tolerance)

@@ -12,27 +12,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import Reason, SolveError
 from .bounds import source_arrays
+from .diagnose import diagnose, least_money
 from .plan import Plan
-from .refine import TOLERANCE_FLOOR, Refined, refine
-
-if TYPE_CHECKING:
-    from .solve import Program
+from .refine import TOLERANCE_FLOOR, refine
+from .state import Refined, Solving
 
 #: Relative difference from the target below which a plan's value counts as reaching it, and a
 #: bound as not falling short of it: float noise, a hundredth of HiGHS's feasibility tolerance
 #: [1]. It matters only for a target equal to the most value the sources allow.
 REACH_NOISE = 1e-9
+#: Relative margin above the least money that meets the mix bounds at which target mode starts
+#: its bracket: float noise, a hundredth of HiGHS's feasibility tolerance [1].
+FLOOR_MARGIN = 1e-9
 #: Most budget-mode solves target mode makes while bracketing and narrowing the money.
 MAX_TARGET_STEPS = 200
 
 
-def most_money(program: Program) -> float:
+def most_money(program: Solving) -> float:
     """Money that buys everything availability and capacities allow [$]; inf if unlimited."""
     p = program.problem
     room = source_arrays(replace(p, budget=0.0, target=None)).room
@@ -42,14 +43,14 @@ def most_money(program: Program) -> float:
     return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
 
 
-def _budget_dual(program: Program, r: Refined) -> float:
+def _budget_dual(program: Solving, r: Refined) -> float:
     """λ of a refined budget-mode solve just made [value per $] (0 if the budget does not bind)."""
     if program.built.has_integers:
         return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
     return program.highs.duals(r.results)[0]
 
 
-def evaluate(program: Program, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
+def evaluate(program: Solving, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
     """A certified budget-mode solve at ``budget``, decided against the target: ``"reaches"``
     (the plan's true value is at least the target) or ``"short"`` (the upper bound is below it)."""
     program.at_budget(budget)
@@ -68,7 +69,29 @@ def evaluate(program: Program, budget: float, deadline: float, target: float) ->
         tolerance = max(TOLERANCE_FLOOR, min(0.5 * tolerance, needed) if needed > 0 else 0.1 * tolerance)
 
 
-def solve_target(program: Program, t0: float, deadline: float) -> Plan:
+def _mix_floor(program: Solving) -> tuple[float, float]:
+    """The least money whose plan meets the mix bounds with the hours held [$] (0 without mix
+    bounds, or where the hours held meet them), and a certified lower bound on it.
+
+    Raises
+    ------
+    SolveError
+        No purchase meets the mix bounds within the capacities (said in terms of money).
+    """
+    if not program.problem.max_share:
+        return 0.0, 0.0
+    program.at_budget(0.0)
+    found = least_money(program.built)
+    if found is None:
+        raise SolveError(diagnose(program.built, money=True), Reason.INFEASIBLE)
+    least, bound = found
+    if least <= 0:
+        return 0.0, 0.0
+    # A hair above the least money, so that the budget-mode model at it is feasible in floats.
+    return least * (1 + FLOOR_MARGIN), bound
+
+
+def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     """The least-money plan that reaches the program's target (see the module).
 
     Raises
@@ -80,16 +103,17 @@ def solve_target(program: Program, t0: float, deadline: float) -> Plan:
     target = float(p.target or 0.0)
     steps = 0
     most = most_money(program)
-    lo = 0.0
-    r, verdict = evaluate(program, 0.0, deadline, target)
-    hi, hi_r = (0.0, r) if verdict == "reaches" else (math.inf, None)
+    floor, floor_bound = _mix_floor(program)
+    lo = floor
+    r, verdict = evaluate(program, floor, deadline, target)
+    hi, hi_r = (floor, r) if verdict == "reaches" else (math.inf, None)
     lo_r = r if verdict == "short" else None
-    budget = 0.0
+    budget = floor
     if verdict == "short":
         with np.errstate(divide="ignore", invalid="ignore"):
             best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
         guess = target / best_rate if best_rate > 0 else 1.0
-        budget = min(max(guess, 1e-9), most)
+        budget = min(max(guess, 2 * floor, 1e-9), most)
     # Bracket: grow the budget until its plan reaches the target.
     while hi_r is None:
         steps += 1
@@ -134,6 +158,8 @@ def solve_target(program: Program, t0: float, deadline: float) -> Plan:
             lo, lo_r = budget, r
     final, _ = evaluate(program, hi, deadline, target)
     final, lam, shadow = program.exact(final, deadline)
+    if lo_r is None:  # the least money that meets the mix bounds already reaches the target
+        lo = floor_bound
     spent = p.spend(final.x)
     gap = max(0.0, spent - lo) / max(spent, 1e-12)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)

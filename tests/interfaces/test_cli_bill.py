@@ -1,4 +1,4 @@
-"""``procure bill``: the JSON keys of DESIGN.md §6 and the readable table."""
+"""``procure bill``: the JSON keys README lists and the readable table."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from procure.interfaces.cli import BILL_KEYS, main
+from procure.interfaces.cli import main
+from procure.interfaces.commands.pipeline import BILL_KEYS
 
 CONTRACT = [
     "demand_fps",

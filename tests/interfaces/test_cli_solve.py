@@ -1,4 +1,4 @@
-"""``procure solve``: the JSON keys of DESIGN.md §6, outputs written atomically, one-line errors."""
+"""``procure solve``: the JSON keys README lists, outputs written atomically, one-line errors."""
 
 from __future__ import annotations
 

@@ -1,0 +1,264 @@
+"""From a ledger and a question to a plan: the rules that :func:`procure.solve` and
+``procure solve`` share.
+
+:func:`prepare` checks a request and builds its program's numbers: the ledger, its scenarios
+(a file, a loaded :class:`~procure.ledger.scenarios.Scenarios`, a sample of the ledger's
+ranges, or the ledger folder's own ``scenarios.csv``), the problem for the budget or the
+target with the held hours, mix bounds and byte-price multiplier, and with scenarios the risk
+measure and the recourse. :meth:`SolveRequest.solve` solves it: a certified :class:`Plan`
+without scenarios (and, asked for, the byte-price multipliers over which it keeps its shape),
+a :class:`ScenarioPlan` with EVPI and VSS with them. :func:`solve` does both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
+from ..errors import InputError, LedgerError
+from ..ledger import Ledger, load_ledger
+from ..ledger.scenarios import Scenarios, ledger_scenarios
+from ..output import jsonable
+from ..program import Plan, Problem, from_ledger
+from ..program.scenarios import ScenarioProblem, scenario_problem
+from ..program.stochastic import ScenarioPlan
+
+__all__ = ["ARGUMENT_NAMES", "ScenarioPlan", "Solution", "SolveRequest", "prepare", "solve"]
+
+#: How messages name the arguments of :func:`prepare`: as Python arguments. The command line
+#: passes its own option names instead (``names``).
+ARGUMENT_NAMES = {
+    "budget": "budget",
+    "ranging": "ranging",
+    "risk_alpha": "risk_alpha",
+    "risk_weight": "risk_weight",
+    "recourse_price_x": "recourse_price_x",
+    "scheduler": "scheduler",
+    "workers": "workers",
+    "evpi": "evpi=False",
+    "scenarios": "scenarios=PATH",
+    "samples": "samples=N",
+}
+
+#: Arguments that only a solve under scenarios reads, in the order a message names them.
+SCENARIO_ARGUMENTS = ("risk_alpha", "risk_weight", "recourse_price_x", "scheduler", "workers")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved request.
+
+    Attributes
+    ----------
+    result : Plan or ScenarioPlan
+        The plan; a :class:`ScenarioPlan` when the request had scenarios.
+    problem : Problem
+        The deterministic problem it was made from (byte-price multiplier applied).
+    byte_price_range : (float, float) or None
+        With ``ranging``: the byte-price multipliers over which the plan keeps its shape [1].
+    """
+
+    result: Plan | ScenarioPlan
+    problem: Problem
+    byte_price_range: tuple[float, float] | None = None
+
+    @property
+    def plan(self) -> Plan:
+        """What to buy now (the result's plan under scenarios)."""
+        return self.result.plan if isinstance(self.result, ScenarioPlan) else self.result
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``procure solve --json``: the result's keys, and with ranging
+        ``byte_price_range`` and whether each end is the search's limit."""
+        record = self.result.to_dict()
+        if self.byte_price_range is not None:
+            from .sensitivity import RANGING_LIMITS
+
+            lo, hi = self.byte_price_range
+            record["byte_price_range"] = [lo, hi]
+            record["byte_price_range_at_search_limit"] = [lo <= RANGING_LIMITS[0], hi >= RANGING_LIMITS[1]]
+        return jsonable(record)
+
+
+@dataclass(frozen=True)
+class SolveRequest:
+    """A request checked and built, ready to solve (see :func:`prepare`).
+
+    Attributes
+    ----------
+    problem : Problem
+        The deterministic problem (byte-price multiplier applied).
+    scenarios : ScenarioProblem or None
+        The scenario program, when the request has scenarios.
+    tolerance, time_limit : float
+        Of every solve: relative gap [1] and wall time [s].
+    evpi : bool
+        Under scenarios, compute EVPI and VSS (one solve per scenario more).
+    scheduler : str or None
+        A Dask scheduler's address for the per-scenario solves.
+    workers : int or None
+        Worker processes of a local Dask cluster (1: none).
+    ranging : bool
+        Also find the byte-price multipliers over which the plan keeps its shape.
+    """
+
+    problem: Problem
+    scenarios: ScenarioProblem | None
+    tolerance: float = DEFAULT_TOLERANCE
+    time_limit: float = DEFAULT_TIME_LIMIT
+    evpi: bool = True
+    scheduler: str | None = None
+    workers: int | None = None
+    ranging: bool = False
+
+    @property
+    def task(self) -> str | None:
+        """What a progress bar of the solve says; None when the solve has no steps to count."""
+        if self.scenarios is None:
+            return None
+        return f"solving {self.scenarios.count} scenarios one by one (EVPI)"
+
+    def solve(self, progress: Callable[[int, int], None] | None = None) -> Solution:
+        """Solve the request.
+
+        Parameters
+        ----------
+        progress : callable, optional
+            ``progress(done, total)`` as chunks of the per-scenario solves finish.
+
+        Raises
+        ------
+        SolveError
+            No certified plan (its ``reason`` says why).
+        """
+        if self.scenarios is not None:
+            from .uncertainty import solve_uncertain
+
+            result = solve_uncertain(self.scenarios, tolerance=self.tolerance, time_limit=self.time_limit,
+                                     information=self.evpi, scheduler=self.scheduler, workers=self.workers,
+                                     progress=progress)  # fmt: skip
+            return Solution(result, self.problem)
+        from ..program import solve as program  # the solver, looked up when the solve runs
+
+        plan = program.solve_problem(self.problem, tolerance=self.tolerance, time_limit=self.time_limit)
+        span = None
+        if self.ranging:
+            from .sensitivity import byte_price_range
+
+            span = byte_price_range(self.problem)
+        return Solution(plan, self.problem, span)
+
+
+def _scenarios(ledger: Ledger, scenarios: Path | str | Scenarios | None, samples: int | None,
+               seed: int) -> Scenarios | None:  # fmt: skip
+    if isinstance(scenarios, Scenarios):
+        if samples is not None:
+            raise LedgerError("scenarios: give scenarios or samples, not both")
+        return scenarios
+    return ledger_scenarios(ledger, scenarios, samples=samples, seed=seed)
+
+
+def prepare(
+    ledger: Ledger | Path | str | None = None,
+    *,
+    budget: float | None = None,
+    target: float | None = None,
+    held: Mapping[str, float] | None = None,
+    max_share: Mapping[str, float] | None = None,
+    scenarios: Path | str | Scenarios | None = None,
+    samples: int | None = None,
+    seed: int = 0,
+    risk_weight: float | None = None,
+    risk_alpha: float | None = None,
+    recourse_price_x: float | None = None,
+    byte_price_x: float | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    evpi: bool = True,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    ranging: bool = False,
+    names: Mapping[str, str] | None = None,
+) -> SolveRequest:
+    """Check a request and build its program's numbers; see :func:`solve` for the arguments.
+
+    Parameters
+    ----------
+    ranging : bool, default False
+        Also find the byte-price multipliers over which the plan keeps its shape (budget
+        mode, no scenarios).
+    names : mapping of str to str, optional
+        How messages name the arguments, over :data:`ARGUMENT_NAMES`.
+
+    Raises
+    ------
+    InputError
+        ``ranging`` without a budget or with scenarios; an argument of scenario solves
+        (``risk_alpha``, ``risk_weight``, ``recourse_price_x``, ``scheduler``, ``workers``,
+        ``evpi=False``) without scenarios; a bad number (see :func:`procure.program.from_ledger`
+        and :func:`procure.program.scenarios.scenario_problem`).
+    LedgerError
+        A ledger or scenarios file that cannot be read.
+    """
+    name = {**ARGUMENT_NAMES, **(names or {})}
+    if ranging and budget is None:
+        raise InputError(f"{name['ranging']} needs {name['budget']}")
+    loaded = ledger if isinstance(ledger, Ledger) else load_ledger(ledger)
+    found = _scenarios(loaded, scenarios, samples, seed)
+    if found is None:
+        values = {"risk_alpha": risk_alpha, "risk_weight": risk_weight, "recourse_price_x": recourse_price_x,
+                  "scheduler": scheduler, "workers": workers}  # fmt: skip
+        given = [key for key in SCENARIO_ARGUMENTS if values[key] is not None] + ([] if evpi else ["evpi"])
+        if given:
+            raise InputError(
+                f"{name[given[0]]} needs scenarios: {name['scenarios']}, {name['samples']}, or scenarios.csv"
+            )
+    elif ranging:
+        raise InputError(f"{name['ranging']} is for a plan without scenarios")
+    problem = from_ledger(loaded, budget=budget, target=target, held=held or None, max_share=max_share or None)
+    if byte_price_x is not None:
+        problem = problem.with_byte_price_x(byte_price_x)
+    uncertain = None
+    if found is not None:
+        uncertain = scenario_problem(
+            problem,
+            found,
+            risk_alpha=DEFAULT_RISK_ALPHA if risk_alpha is None else risk_alpha,
+            risk_weight=DEFAULT_RISK_WEIGHT if risk_weight is None else risk_weight,
+            recourse_price_x=recourse_price_x,
+        )
+    return SolveRequest(problem, uncertain, tolerance=tolerance, time_limit=time_limit, evpi=evpi,
+                        scheduler=scheduler, workers=workers, ranging=ranging)  # fmt: skip
+
+
+def solve(
+    ledger: Ledger | Path | str | None = None,
+    *,
+    budget: float | None = None,
+    target: float | None = None,
+    held: Mapping[str, float] | None = None,
+    max_share: Mapping[str, float] | None = None,
+    scenarios: Path | str | Scenarios | None = None,
+    samples: int | None = None,
+    seed: int = 0,
+    risk_weight: float | None = None,
+    risk_alpha: float | None = None,
+    recourse_price_x: float | None = None,
+    byte_price_x: float | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    evpi: bool = True,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Plan | ScenarioPlan:
+    """What to buy next: the certified plan for a ledger and a budget (or a target), under
+    scenarios when there are any. :func:`procure.solve` documents the arguments."""
+    request = prepare(ledger, budget=budget, target=target, held=held, max_share=max_share, scenarios=scenarios,
+                      samples=samples, seed=seed, risk_weight=risk_weight, risk_alpha=risk_alpha,
+                      recourse_price_x=recourse_price_x, byte_price_x=byte_price_x, tolerance=tolerance,
+                      time_limit=time_limit, evpi=evpi, scheduler=scheduler, workers=workers)  # fmt: skip
+    return request.solve(progress).result

@@ -1,0 +1,61 @@
+"""What the commands print through: one console on standard output, a progress bar on
+standard error, and the outputs of a command (:class:`procure.output.Outputs`) printed here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from ..output import Outputs
+
+#: Width of the tables when the output is not a terminal (a file, a pipe) [characters].
+PIPE_WIDTH = 130
+console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+
+
+def say(line: str) -> None:
+    """Print a line of text on standard output exactly as given (no markup)."""
+    console.print(Text(line))
+
+
+def plots() -> Any:
+    """The plotting module, loaded (with matplotlib) only when a plot is asked for."""
+    from . import plots
+
+    return plots
+
+
+def write_figure(fig: Any, path: Path) -> None:
+    """Draw a figure into a file (:func:`procure.interfaces.plots.write_figure`)."""
+    plots().write_figure(fig, path)
+
+
+def outputs(*, json_out: str | None = None, csv_out: Path | None = None, plot: Path | None = None) -> Outputs:
+    """The outputs of a command, each path checked now: the JSON object (``"-"``: standard
+    output), the CSV table and the figure, written all together or none by ``commit``."""
+    return Outputs(json_out=json_out, csv_out=csv_out, plot=plot, echo=click.echo, say=say, write_figure=write_figure)
+
+
+@contextlib.contextmanager
+def progress(out: Outputs, what: str | None) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar with the time left on standard error, when it is a terminal and the
+    tables are printed; yields ``tick(done, total)`` (None when there is nothing to count)."""
+    if what is None:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    show = out.tables and sys.stderr.isatty()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("left"),
+               TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=Console(stderr=True), disable=not show, transient=True) as bar:
+        task = bar.add_task(what, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

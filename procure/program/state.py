@@ -1,0 +1,97 @@
+"""What the solve loop reads of a program: the refined solve it records, and the program's face.
+
+:class:`Refined` is a budget-mode solve refined until certified. :class:`Solving` is the part of
+:class:`procure.program.solve.Program` that the refinement, target search and exact-hours
+steps use (the model, its hand-over, the budget, re-solves), so that those modules depend on
+this face and not on the class that composes them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from .highs import HighsModel, Solution
+from .model import BuiltModel
+from .plan import Plan
+from .problem import Problem
+
+
+@dataclass
+class Refined:
+    """A budget-mode solve refined until certified.
+
+    Attributes
+    ----------
+    budget : float
+        The budget it was solved at [$].
+    x : numpy.ndarray
+        Hours bought now of each source [h].
+    w : numpy.ndarray
+        Hours each curve's value was read at [h].
+    value, upper, gap : float
+        The true objective, the bound and their relative gap.
+    rounds : int
+        Rounds taken.
+    results : Solution
+        The last solver answer.
+    lam : float
+        λ where target mode asked for it (NaN otherwise).
+    """
+
+    budget: float
+    x: np.ndarray
+    w: np.ndarray
+    value: float
+    upper: float
+    gap: float
+    rounds: int
+    results: Any
+    lam: float = math.nan
+
+
+class Solving(Protocol):
+    """The program as the solve loop sees it (see :class:`procure.program.solve.Program`)."""
+
+    tolerance: float
+    fixed_hours: np.ndarray | None
+
+    @property
+    def problem(self) -> Problem:
+        """Today's numbers and the question."""
+
+    @property
+    def built(self) -> BuiltModel:
+        """The built model."""
+
+    @property
+    def highs(self) -> HighsModel:
+        """The model as handed to HiGHS."""
+
+    @property
+    def budget(self) -> float:
+        """The budget the model holds [$]."""
+
+    def solve_once(self, deadline: float, *, rel_gap: float) -> Solution:
+        """One solve of the model as it stands."""
+
+    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+        """Rebuild the model, keeping its cuts."""
+
+    def at_budget(self, budget: float) -> None:
+        """Put the model at a budget."""
+
+    def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
+        """λ and the shadow prices."""
+
+    def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
+        """A refined solve with exact hours."""
+
+    def read(
+        self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
+        money_lower_bound: float, t0: float,
+    ) -> Plan:  # fmt: skip
+        """The plan of a refined solve."""

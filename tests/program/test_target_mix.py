@@ -1,0 +1,121 @@
+"""Target mode when the hours held break a mix bound: buying restores the mix, so the least
+money that reaches the value is finite, and it is found.
+
+Reference, written apart from procure's solver: two linear programs for SciPy's ``linprog`` on
+a fine grid of each curve, min Σ c_s x_s subject to Σ z_s ≥ V, the mix bounds and the
+capacities, with z_s under the curve's tangents (a relaxation: money at most the least) or
+under its chords (a restriction: its plan truly reaches V, money at least the least).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from procure.errors import Reason, SolveError
+from procure.ledger import Ledger
+from procure.ledger.synthetic import random_ledger
+from procure.program import CAPACITIES, from_ledger, value
+from procure.program.solve import solve_problem
+
+
+def _rows(problem):
+    A, b = [], []
+    for name in CAPACITIES:
+        limit = problem.capacity[name]
+        if math.isfinite(limit):
+            A.append(problem.usage(name))
+            b.append(limit - problem.usage(name) @ problem.held)
+    for key, share in problem.max_share.items():
+        coef = problem.rate * (problem.members(key).astype(float) - share)
+        A.append(coef)
+        b.append(-(coef @ problem.held))
+    return np.array(A), np.array(b)
+
+
+GRID = 1500
+
+
+def _pieces(problem, i: int, room: float, kind: str):
+    """Lines that bound source i's value from above (tangents) or below (chords) on [0, room],
+    as (slope per hour, intercept): v(a (h0 + x)) ≤ / ≥ min over lines of slope·x + intercept."""
+    s = problem.sources
+    a, h0 = problem.rate[i], problem.held[i]
+    curve, k, shape = s["curve"].iloc[i], s["saturation_hours"].iloc[i], s["curve_shape"].iloc[i]
+    xs = np.unique(np.concatenate([np.linspace(0, room, GRID), room * np.geomspace(1e-9, 1, GRID)]))
+    vs = np.asarray(value.value(a * (h0 + xs), curve, k, shape), dtype=float)
+    if kind == "tangent":
+        slope = np.asarray(value.derivative(a * (h0 + xs), curve, k, shape), dtype=float) * a
+        return slope, vs - slope * xs
+    slope = np.diff(vs) / np.diff(xs)
+    return slope, vs[:-1] - slope * xs[:-1]
+
+
+def _least_money_lp(problem, target: float, kind: str) -> float:
+    """min c·x s.t. Σ z_s ≥ V, z_s ≤ each line of source s, mix and capacity rows, 0 ≤ x ≤ room."""
+    n = problem.n
+    room = problem.sources["available_hours"].to_numpy()
+    A_lin, b_lin = _rows(problem)
+    rows, rhs = [], []
+    for i in range(n):
+        slope, intercept = _pieces(problem, i, room[i], kind)
+        block = np.zeros((len(slope), 2 * n))
+        block[:, n + i] = 1.0
+        block[:, i] = -slope
+        rows.append(block)
+        rhs.append(intercept)
+    total = np.zeros((1, 2 * n))
+    total[0, n:] = -1.0
+    rows += [total, np.hstack([A_lin, np.zeros((len(A_lin), n))])]
+    rhs += [np.array([-target]), b_lin]
+    c = np.concatenate([problem.cost, np.zeros(n)])
+    bounds = [(0, r) for r in room] + [(None, None)] * n
+    res = linprog(c, A_ub=np.vstack(rows), b_ub=np.concatenate(rhs), bounds=bounds, method="highs")
+    return float(res.fun) if res.status == 0 else math.inf
+
+
+def reference_least_money(problem, target: float) -> tuple[float, float]:
+    """The least money, bracketed: the tangent LP relaxes the value (money too low or equal),
+    the chord LP restricts it (its plan truly reaches the target: money too high or equal)."""
+    return _least_money_lp(problem, target, "tangent"), _least_money_lp(problem, target, "chord")
+
+
+def _case(seed: int):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    ledger = random_ledger(n, seed=300 + seed, curves=("log", "exp", "power"))
+    s = ledger.sources.copy()
+    s["held_hours"] = 0.0
+    s.loc[0, "held_hours"] = float(rng.uniform(200, 2000))  # all held hours are source 0's
+    share = float(rng.uniform(0.1, 0.5))  # below its held share of 100 %
+    return Ledger(s, ledger.cluster, ledger.path), {str(s.loc[0, "source"]): share}, rng
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_least_money_when_held_hours_break_a_mix_bound(seed):
+    ledger, share, rng = _case(seed)
+    base = from_ledger(ledger, budget=0.0)
+    held_value = float(
+        np.sum(value.value(base.rate * base.held, base.sources["curve"], base.sources["saturation_hours"],
+                           base.sources["curve_shape"]))  # fmt: skip
+    )
+    target = held_value * float(rng.choice([1.2, 2.0, 4.0]))
+    problem = from_ledger(ledger, target=target, max_share=share)
+    try:
+        plan = solve_problem(problem, tolerance=1e-6)
+    except SolveError as err:
+        assert err.reason is Reason.INFEASIBLE
+        assert "budget" not in str(err)  # target mode speaks of money
+        pytest.skip(f"out of reach: {err}")
+    lo, hi = reference_least_money(problem, target)
+    assert hi <= lo * (1 + 1e-5)  # the reference itself is exact to 1e-5
+    assert plan.value >= target * (1 - 1e-9)
+    assert lo * (1 - 1e-4) <= plan.spent_usd <= hi * (1 + 1e-4)
+    assert plan.money_lower_bound <= hi * (1 + 1e-9)
+    # The mix bound holds for the plan.
+    e = plan.sources["effective_hours"].to_numpy()
+    members = problem.members(next(iter(share)))
+    assert e[members].sum() <= next(iter(share.values())) * e.sum() * (1 + 1e-7)
