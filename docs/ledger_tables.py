@@ -12,7 +12,7 @@ import math
 import re
 from pathlib import Path
 
-from procure.ledger.load import CLUSTER_FIELDS, SOURCE_COLUMNS
+from procure.ledger import CLUSTER_FIELDS, SOURCE_COLUMNS
 
 DOC = Path(__file__).with_name("ledger.md")
 
@@ -54,8 +54,12 @@ def cluster_table() -> str:
 
 def main() -> None:
     text = DOC.read_text()
-    text = re.sub(r"\| column \| unit \|.*?\n\n", lambda _m: source_table() + "\n\n", text, flags=re.S)
-    text = re.sub(r"\| table \| key \|.*?\n\n", lambda _m: cluster_table() + "\n\n", text, flags=re.S)
+    # Each table from its header line to the blank line after it; the scenarios table of the
+    # same page ("| column | unit | blank |") is written by hand and left as it is.
+    text = re.sub(
+        r"\| column \| unit \| blank means \|.*?\n\n", lambda _m: source_table() + "\n\n", text, count=1, flags=re.S
+    )
+    text = re.sub(r"\| table \| key \|.*?\n\n", lambda _m: cluster_table() + "\n\n", text, count=1, flags=re.S)
     DOC.write_text(text)
 
 

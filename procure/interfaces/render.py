@@ -145,10 +145,11 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
         f"Value {n['value']} own-hour equivalents; no plan is worth more than {n['value_upper_bound']} {certified}"
     )
     if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+        loose = plan.marginal_value_spread > EXACT_SPREAD
         console.print(
             f"λ = {n['lambda']}: the next dollar buys {n['lambda']} own-hour equivalents; one more "
             f"equivalent costs {n['cost_of_value']}. Sources bought in part return the same per dollar, "
-            f"within {n['spread']} (a smaller --tolerance narrows it)."
+            f"within {n['spread']}" + (" (a smaller --tolerance narrows it)." if loose else ".")
         )
     elif plan.mode == "budget":
         console.print("λ = 0: the budget does not bind; more money buys nothing more (see the capacities).")
@@ -156,6 +157,10 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
     console.print(caps)
     for note in plan.notes:
         console.print(Text(f"note: {note}"))
+
+
+#: Spread of the marginal values per dollar below which a plan's hours count as exact [1].
+EXACT_SPREAD = 1e-6
 
 
 def print_scenarios(console: Console, sp: ScenarioPlan, *, every_row: bool = False) -> None:

@@ -218,8 +218,14 @@ def plan_rows(plan: Plan, *, every_row: bool = False) -> Rows:
 def capacity_rows(plan: Plan) -> Rows:
     """Each capacity: used, limit, whether it binds and what one more unit is worth."""
     cells = []
+    priced = plan.lambda_ > 0 and math.isfinite(plan.lambda_)
     for _, c in plan.capacities.iterrows():
-        worth = f"{money(c['shadow_usd'])} ({c['shadow_price']:.4g} value)" if c["binding"] else "—"
+        if not c["binding"]:
+            worth = "—"
+        elif priced:
+            worth = f"{money(c['shadow_usd'])} ({c['shadow_price']:.4g} value)"
+        else:  # the budget does not bind: a unit has a value but no price in budget dollars
+            worth = f"{c['shadow_price']:.4g} value (no $: the budget does not bind)"
         cells.append((f"{c['capacity']} [{c['unit']}]", number(c["used"]), number(c["limit"]),
                       "binds" if c["binding"] else "", worth))  # fmt: skip
     return Rows(("capacity", "used", "limit", "binds", "one more unit is worth"), cells)

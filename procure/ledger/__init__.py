@@ -1,7 +1,11 @@
 """What is for sale: ledgers and cards read and validated, and their sources priced.
 
-* :mod:`procure.ledger.load`: ``sources.csv``, ``cluster.toml``, model and accelerator cards,
-  each column and key with its unit, default and range;
+* :mod:`procure.ledger.schema`: each column of ``sources.csv`` and key of ``cluster.toml``
+  with its unit, default and range;
+* :mod:`procure.ledger.sources`: ``sources.csv`` read and validated a column at a time;
+* :mod:`procure.ledger.cluster`: ``cluster.toml`` read into a :class:`Cluster`;
+* :mod:`procure.ledger.cards`: model and accelerator cards, and the shipped folders;
+* :mod:`procure.ledger.load`: a ledger folder read whole (:class:`Ledger`);
 * :mod:`procure.ledger.variants`: one format on one cluster, with changes (``procure bill``);
 * :mod:`procure.ledger.pricing`: a ledger's sources priced through the pipeline;
 * :mod:`procure.ledger.synthetic`: random ledgers of many sources.

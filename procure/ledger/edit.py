@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import LedgerError
 from ..output import write_atomic
-from .load import read_sources
+from .sources import read_sources
 
 
 def _cell(value: Any) -> str:

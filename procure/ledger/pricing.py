@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..errors import LedgerError
 from ..pipeline import bill, formulas
-from .load import Cluster
+from .cluster import Cluster
 
 
 def _own_or(sources: pd.DataFrame, column: str, cluster_value: float) -> np.ndarray:

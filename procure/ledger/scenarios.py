@@ -24,8 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..curves import needs_scale
 from ..errors import LedgerError
-from .load import RANGE_SUFFIXES, UNCERTAIN_COLUMNS, Ledger, _did_you_mean, check_source_value, read_csv_text
+from ..spec import did_you_mean
+from .load import Ledger
+from .schema import RANGE_SUFFIXES, UNCERTAIN_COLUMNS
+from .sources import check_source_value, read_csv_text
 
 #: File name of a ledger's scenarios.
 SCENARIO_FILE = "scenarios.csv"
@@ -95,7 +99,7 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
     for name in raw.columns:
         if name not in SCENARIO_COLUMNS:
             raise LedgerError(
-                f"{path}: column {name!r} is unknown{_did_you_mean(name, SCENARIO_COLUMNS)}: allowed are "
+                f"{path}: column {name!r} is unknown{did_you_mean(name, SCENARIO_COLUMNS)}: allowed are "
                 f"{', '.join(SCENARIO_COLUMNS)}"
             )
     for required in ("scenario", "source"):
@@ -118,7 +122,7 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
             raise LedgerError(f"{where}: scenario is blank: it is required, non-empty text")
         if source not in index:
             raise LedgerError(
-                f"{where}: source = {source!r} is not a source of the ledger{_did_you_mean(source, index)}: "
+                f"{where}: source = {source!r} is not a source of the ledger{did_you_mean(source, index)}: "
                 f"sources are {', '.join(index)}"
             )
         if (scenario, source) in seen:
@@ -176,7 +180,7 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
 def _check_curves(values: dict[str, np.ndarray], sources: pd.DataFrame, where: str) -> None:
     """A scenario may not leave a curve that needs a scale without one."""
     k = values["saturation_hours"]
-    needs = (sources["curve"] != "linear").to_numpy()
+    needs = np.asarray(needs_scale(sources["curve"].to_numpy(dtype=object)), dtype=bool)
     bad = np.isnan(k) & needs[None, :]
     if bad.any():
         _k, i = np.argwhere(bad)[0]

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .load import Cluster, Ledger, load_ledger
+from .cluster import Cluster
+from .load import Ledger, load_ledger
 
 
 def random_sources(n: int, seed: int = 0, *, curves: tuple[str, ...] = ("log", "exp", "power")) -> pd.DataFrame:

@@ -9,8 +9,11 @@ import pandas as pd
 
 from ..defaults import READ_CHOICES
 from ..errors import invalid
-from .load import Cluster, Ledger, check_field, check_source_value, load_accelerators, load_model_card
+from .cards import load_accelerators, load_model_card
+from .cluster import Cluster, check_field
+from .load import Ledger
 from .pricing import transport
+from .sources import check_source_value
 
 #: Largest multiplier on the byte price [1].
 MOST_BYTE_PRICE_X = 1e4

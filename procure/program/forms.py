@@ -26,6 +26,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from ..curves import smallest_tangent_hours
 from . import value
 from .bounds import CurveArrays
 
@@ -44,14 +45,12 @@ class CurveModel(Protocol):
 DEFAULT_HILL_POINTS = 17
 #: First tangent points, in units of the curve's saturation scale k.
 INITIAL_CUT_POINTS = (0.0, 0.3, 1.0, 3.0)
-#: Smallest tangent point of a hill curve, in units of its scale k: a hill curve with s < 1 is
-#: vertical at 0, so its first tangent touches at 1e-6 k instead [1].
-SMALLEST_TANGENT_POINT = 1e-6
-#: Samples per segment at which a hill curve is compared with its chord.
-HILL_ERROR_SAMPLES = 65
-#: Relative margin on the sampled largest rise of a hill curve above a chord: sampling at
-#: 65 points a segment underestimates the true maximum by at most about 2.4e-4 of it [1].
-HILL_ERROR_MARGIN = 1e-3
+#: Bisection steps that bracket the point where a hill curve rises most above a chord: each
+#: halves the bracket, whose width (times the largest slope) is added to the rise.
+ROOT_STEPS = 80
+#: Relative float error allowed for in evaluating a hill curve's rise above a chord: a few
+#: hundred units in the last place of the values involved [1].
+FLOAT_MARGIN = 1e-13
 #: Two tangent points of one curve closer than this share of the curve's scale are one [1].
 SAME_POINT = 1e-12
 
@@ -111,7 +110,7 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     if len(curves) == 0:
         return 0
     # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
-    points = np.maximum(points, np.where(a.curve[curves] == "hill", SMALLEST_TANGENT_POINT * a.k[curves], 0.0))
+    points = np.maximum(points, smallest_tangent_hours(a.curve[curves], a.k[curves]))
     keep = []
     for j, key in enumerate(_keys(a, curves, points)):
         if key not in built.cut_keys:
@@ -200,17 +199,49 @@ def refined_breakpoints(xs: np.ndarray, at: float) -> np.ndarray:
 
 
 def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
-    """Largest amount by which curve ``i`` rises above its chord on each segment of the
-    breakpoints ``xs`` [value], with :data:`HILL_ERROR_MARGIN`; 0 where the curve lies below."""
+    """Largest amount by which curve ``i`` (a hill curve with s > 1) rises above its chord on each
+    segment of the breakpoints ``xs``, bounded from above with a proven margin [value].
+
+    In hours ``x`` the curve is ``f(x) = v(a (h0 + x))``; its slope ``f'`` rises up to the
+    inflection point ``e_i = k ((s − 1)/(s + 1))^(1/s)`` and falls after it. On a segment with
+    chord slope ``m`` the rise ``f − chord`` is 0 at both ends and its derivative is ``f' − m``,
+    so it is positive only where the segment reaches past the inflection point and ``f' − m``
+    changes sign from + to − on the falling part: the maximum is at that one root. The root is
+    bracketed by bisection (``f'`` is monotone there) to width δ; within the bracket the rise
+    differs from its maximum by at most ``(max f' + |m|) δ``, which is added, with the float
+    error of the evaluation (:data:`FLOAT_MARGIN` of the values involved). Where the chord lies
+    above the curve the rise is 0 (plus that float margin). See ``docs/certification.md``.
+    """
     a = arrays
-    fine = np.linspace(xs[:-1], xs[1:], HILL_ERROR_SAMPLES, axis=1)
-    v = value.value(a.rate[i] * (a.held[i] + fine), a.curve[i], a.k[i], a.shape[i])
-    ends = value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i])
-    width = np.diff(xs)
-    w = (fine - xs[:-1, None]) / np.where(width > 0, width, 1.0)[:, None]
-    chord = ends[:-1, None] * (1 - w) + ends[1:, None] * w
-    rise = np.maximum(0.0, np.max(v - chord, axis=1))
-    return np.where(rise > 0, rise * (1 + HILL_ERROR_MARGIN), 0.0)
+    rate, held, k, shape = float(a.rate[i]), float(a.held[i]), float(a.k[i]), float(a.shape[i])
+
+    def f(x: np.ndarray) -> np.ndarray:
+        return np.asarray(value.value(rate * (held + x), "hill", k, shape), dtype=float)
+
+    def slope(x: np.ndarray) -> np.ndarray:
+        return rate * np.asarray(value.derivative(rate * (held + x), "hill", k, shape), dtype=float)
+
+    x0, x1 = xs[:-1], xs[1:]
+    width = x1 - x0
+    f0, f1 = f(x0), f(x1)
+    m = (f1 - f0) / np.where(width > 0, width, 1.0)
+    e_turn = k * ((shape - 1.0) / (shape + 1.0)) ** (1.0 / shape)
+    steepest = rate * float(value.derivative(e_turn, "hill", k, shape))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_turn = e_turn / rate - held if rate > 0 else np.inf
+    lo = np.clip(x_turn, x0, x1)  # where the falling part of the segment starts
+    hi = x1.copy()
+    has = (width > 0) & (slope(lo) > m) & (slope(x1) < m)
+    for _ in range(ROOT_STEPS):
+        mid = 0.5 * (lo + hi)
+        rising = slope(mid) > m
+        lo, hi = np.where(rising, mid, lo), np.where(rising, hi, mid)
+    at = 0.5 * (lo + hi)
+    f_at = f(at)
+    rise = f_at - f0 - m * (at - x0)
+    float_error = FLOAT_MARGIN * (np.abs(f_at) + np.abs(f0) + np.abs(f1) + np.abs(m * width))
+    bracket = (steepest + np.abs(m)) * (hi - lo)
+    return np.where(has, np.maximum(rise, 0.0) + bracket, 0.0) + np.where(width > 0, float_error, 0.0)
 
 
 def hill_upper_values(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:

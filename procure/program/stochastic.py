@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..output import jsonable
 from . import value
-from .plan import Plan
+from .plan import BINDING_TOLERANCE, Plan
 from .problem import BOUGHT_HOURS
 from .scenarios import ScenarioProblem, cvar
 from .solve import Program
@@ -163,9 +163,10 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
     s["effective_hours"] = prob @ e.reshape(count, n)
     if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
         # The value per dollar of the next hour, over the same all-in cost (capacity charges
-        # included) as the plan read at the ledger's numbers, with the expected slope.
+        # included) as the plan read at the ledger's numbers, with the slope of the plan's own
+        # objective: each scenario weighted by (1 − W) π + W × its share of the CVaR's tail.
         slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
-        expected_slope = prob @ slope.reshape(count, n)
+        expected_slope = objective_weights(totals, sp) @ slope.reshape(count, n)
         b = program.problem
         e_ledger = b.rate * (b.held + x)
         curve = b.sources["curve"].to_numpy(str)
@@ -174,7 +175,7 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
         ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
         for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
             s[column] = s[column].to_numpy() * ratio
-    plan = replace(plan, sources=s)
+    plan = replace(plan, sources=s, capacities=_capacities_over_scenarios(program, plan, hours))
     scenario_values = pd.DataFrame(
         {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
     )
@@ -198,6 +199,39 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
         scenario_values=scenario_values,
         recourse=recourse,
     )
+
+
+def objective_weights(values: np.ndarray, sp: ScenarioProblem) -> np.ndarray:
+    """Each scenario's weight in the plan's objective at scenario values ``values``: the
+    derivative of (1 − W) E[V] + W CVaR_A[V] with respect to V_ω [1]."""
+    prob = sp.probability
+    if sp.risk_weight == 0:
+        return prob
+    order = np.argsort(values, kind="stable")
+    p = prob[order]
+    taken = np.minimum(p, np.maximum(0.0, sp.risk_alpha - (np.cumsum(p) - p)))
+    tail = np.empty_like(prob)
+    tail[order] = taken / sp.risk_alpha
+    return (1 - sp.risk_weight) * prob + sp.risk_weight * tail
+
+
+def _capacities_over_scenarios(program: Program, plan: Plan, hours: np.ndarray) -> pd.DataFrame:
+    """The capacity table of a scenario plan: with recourse, each capacity's use is the most any
+    scenario uses (hours held, bought now and later), and it binds where that scenario fills it."""
+    sp = program.formulation
+    if sp.recourse_price_x is None:
+        return plan.capacities
+    p = program.problem
+    caps = plan.capacities.copy()
+    for row, name in enumerate(caps["capacity"]):
+        if name not in p.capacity:
+            continue
+        used = float(np.max((p.held[None, :] + hours) @ p.usage(name)))
+        limit = float(p.capacity[name])
+        caps.loc[row, "used"] = used
+        caps.loc[row, "slack"] = limit - used
+        caps.loc[row, "binding"] = bool(np.isfinite(limit) and limit - used <= BINDING_TOLERANCE * max(1.0, limit))
+    return caps
 
 
 def scenario_values(problem: ScenarioProblem, hours: np.ndarray) -> np.ndarray:

@@ -81,3 +81,25 @@ def test_bad_options_end_in_one_line(args, message, capsys):
 def test_target_with_scenarios_is_refused(capsys):
     code, _out, err = _run(["solve", "--target", "500", "--samples", "5"], capsys)
     assert code == 2 and "scenarios are solved for a budget" in err
+
+
+def test_recourse_capacity_binds_only_where_a_scenario_fills_it():
+    """With recourse a capacity's use is the most any scenario uses; it binds only when full."""
+    import procure
+
+    sp = procure.solve(budget=100_000, samples=20, seed=0, recourse_price_x=1.05, evpi=False)
+    for _, c in sp.plan.capacities.iterrows():
+        if c["capacity"].startswith("max_share"):
+            continue
+        assert bool(c["binding"]) == bool(c["limit"] - c["used"] <= 1e-7 * max(1.0, c["limit"]))
+
+
+def test_a_capacity_worth_value_but_no_dollars_says_so():
+    """λ = 0 (the budget does not bind): a binding capacity has a value but no dollar price."""
+    import procure
+    from procure.interfaces.tables import capacity_rows
+
+    plan = procure.solve(budget=1e9)
+    assert plan.lambda_ == 0
+    worth = [cells[-1] for cells in capacity_rows(plan).cells if cells[3] == "binds"]
+    assert worth and all("no $" in w and "$0.00" not in w for w in worth)

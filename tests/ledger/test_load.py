@@ -208,3 +208,27 @@ def test_blank_lines_keep_line_numbers(tmp_path):
         read_sources(csv)
     csv.write_text(csv.read_text().replace("-3", "3"))
     assert list(read_sources(csv)["source"]) == ["a #1", "b"]
+
+
+def test_the_old_import_paths_still_work():
+    from procure import ledger
+    from procure.ledger import load
+
+    for name in (
+        "UNCERTAIN_COLUMNS", "RANGE_SUFFIXES", "CURVES", "DEFAULT_CURVE_SHAPE", "check_source_value", "check_field",
+        "read_csv_text", "load_accelerators", "CLUSTER_FIELDS", "SOURCE_COLUMNS", "Cluster", "Ledger", "matches",
+    ):  # fmt: skip
+        assert hasattr(load, name), name
+    assert load.CURVES == ("linear", "log", "exp", "power", "hill")
+    assert load.DEFAULT_CURVE_SHAPE == {"power": 0.5, "hill": 2.0}
+    for name in ledger.__all__:
+        assert hasattr(ledger, name), name
+
+
+def test_a_cell_given_as_an_option_is_checked_as_a_cell():
+    from procure.ledger.load import check_source_value
+
+    assert check_source_value("saturation_hours", 50) == 50.0
+    assert check_source_value("curve", " log ") == "log"
+    with pytest.raises(LedgerError, match=r"^--fps: fps = 0.0 is invalid: must be a number > 0 and ≤ 10000$"):
+        check_source_value("fps", 0.0, "--fps")

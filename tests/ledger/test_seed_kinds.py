@@ -1,5 +1,5 @@
-"""Seed §6 from the default ledger: bytes, bill and share per kind, and the three rankings of
-DESIGN.md §3."""
+"""The lesson's five kinds of hour from the default ledger: bytes, bill and share per kind, and
+its three rankings."""
 
 from __future__ import annotations
 
@@ -25,17 +25,17 @@ def ranking(column: str) -> list[set[str]]:
 
 
 def test_rank_by_bytes():
-    """Seed §6: force-bearing hour, own = twin, older arm, simulator."""
+    """The lesson: force-bearing hour, own = twin, older arm, simulator."""
     assert ranking("gb_per_hour") == [{"force"}, {"own", "twin"}, {"older_arm"}, {"sim"}]
 
 
 def test_rank_by_price():
-    """Seed §6: force-bearing hour, own, twin = older arm, simulator."""
+    """The lesson: force-bearing hour, own, twin = older arm, simulator."""
     assert ranking("price_usd_per_hour") == [{"force"}, {"own"}, {"twin", "older_arm"}, {"sim"}]
 
 
 def test_rank_by_share():
-    """Seed §6: twin, own, force-bearing hour, older arm (the simulator moves nothing)."""
+    """The lesson: twin, own, force-bearing hour, older arm (the simulator moves nothing)."""
     assert ranking("share") == [{"twin"}, {"own"}, {"force"}, {"older_arm"}, {"sim"}]
 
 
@@ -44,18 +44,18 @@ def test_rank_by_share():
     [("own", 5.3, 1), ("twin", 44, 0)],
 )
 def test_share_per_kind(source, share_pct, decimals):
-    """Seed §6: moving is 5.3 % of an own hour, 44 % of a twin hour."""
+    """The lesson: moving is 5.3 % of an own hour, 44 % of a twin hour."""
     assert round(100 * TABLE.loc[source, "share"], decimals) == share_pct
 
 
 def test_own_and_twin_cost_the_same_to_move():
-    """Seed §6: the twin's hour costs as much to move as the own robot's."""
+    """The lesson: the twin's hour costs as much to move as the own robot's."""
     assert TABLE.loc["twin", "bill_usd"] == pytest.approx(TABLE.loc["own", "bill_usd"], rel=1e-12)
     assert round(TABLE.loc["own", "bill_usd"], 2) == 6.58
 
 
 def test_force_channel_bytes():
-    """Seed §6: the force channel adds 0.086 GB, 0.8 % of a camera hour's bytes."""
+    """The lesson: the force channel adds 0.086 GB, 0.8 % of a camera hour's bytes."""
     extra = TABLE.loc["force", "gb_per_hour"] - TABLE.loc["own", "gb_per_hour"]
     assert round(extra, 3) == 0.086
     assert round(100 * extra / TABLE.loc["own", "gb_per_hour"], 1) == 0.8
@@ -63,7 +63,7 @@ def test_force_channel_bytes():
 
 
 def test_older_arm_never_stalls():
-    """Seed §6: the older arm's small frames fit 8 cores (4.6 needed) and never stall."""
+    """The lesson: the older arm's small frames fit 8 cores (4.6 needed) and never stall."""
     row = TABLE.loc["older_arm"]
     assert round(row["cores_needed"], 1) == 4.6
     assert row["busy"] == 1.0
@@ -71,10 +71,10 @@ def test_older_arm_never_stalls():
 
 
 def test_simulated_moves_nothing():
-    """Seed §6: a simulated hour moves nothing; stored as video it would cost 35 × its price."""
+    """The lesson: a simulated hour moves nothing; stored as video it would cost 35 × its price."""
     sim = TABLE.loc["sim"]
     assert sim["bill_usd"] == 0.0 and sim["gb_per_hour"] == 0.0 and sim["core_hours"] == 0.0
-    assert sim["accelerator_hours"] > 0  # its frames still take accelerator time (DESIGN.md §6)
+    assert sim["accelerator_hours"] > 0  # its frames still take accelerator time
     as_video = DEFAULT_LEDGER.sources.set_index("source").loc[["sim"]].reset_index()
     as_video["stored"] = "video"
     moved = transport(as_video, DEFAULT_LEDGER.cluster).iloc[0]
@@ -88,7 +88,7 @@ def test_table_has_every_source():
 def test_a_source_of_its_own_gop_prices_random_reads_by_hand():
     """LeRobot-like AV1 with a keyframe every 2 frames, read at random: g = (2 + 1) / 2 = 1.5.
 
-    By hand (seed §2–§3 with g = 1.5): decode supply 8 × 120 / 1.5 = 640 frames/s against a
+    By hand (the lesson's arithmetic with g = 1.5): decode supply 8 × 120 / 1.5 = 640 frames/s against a
     demand of 2,770.8, so busy 640 / 2,770.8 = 23.1 %; an hour's 324,000 frames take 506.25 s of
     wall time an epoch, so cores 8 × 506.25 × 10 / 3600 × $0.04 = $0.45, idle (506.25 − 116.93)
     × 10 / 3600 × $2.50 = $2.7036, bytes 10.8 GB × $0.44 = $4.752: bill $7.9056.

@@ -98,10 +98,8 @@ def _case(seed: int):
 def test_least_money_when_held_hours_break_a_mix_bound(seed):
     ledger, share, rng = _case(seed)
     base = from_ledger(ledger, budget=0.0)
-    held_value = float(
-        np.sum(value.value(base.rate * base.held, base.sources["curve"], base.sources["saturation_hours"],
-                           base.sources["curve_shape"]))  # fmt: skip
-    )
+    s = base.sources
+    held_value = float(np.sum(value.value(base.rate * base.held, s["curve"], s["saturation_hours"], s["curve_shape"])))
     target = held_value * float(rng.choice([1.2, 2.0, 4.0]))
     problem = from_ledger(ledger, target=target, max_share=share)
     try:

@@ -1,0 +1,197 @@
+"""What a ledger may hold: each column of ``sources.csv`` and each key of ``cluster.toml`` as a
+:class:`procure.spec.Range`, with its unit, default and what is allowed.
+
+The curve columns take their names, default shapes and shape ranges from
+:mod:`procure.curves`. ``docs/ledger.md`` prints these tables (``docs/ledger_tables.py``
+writes them from here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from ..curves import NAMES, REGISTRY, shape_range, shaped
+from ..pipeline.formulas import PIXELS_1080P, READ_MODES, STORED_MODES
+from ..spec import Range
+
+#: The value curves a source may have.
+CURVES = NAMES
+#: Encoded stream rate of the lesson's cameras: 8 Mbit/s at 1920 × 1080 and 30 fps [bit/px].
+DEFAULT_BITS_PER_PIXEL = 8e6 / (PIXELS_1080P * 30)
+#: Default curve shape by curve: power exponent β and hill steepness s [1].
+DEFAULT_CURVE_SHAPE = {c.name: c.default_shape for c in shaped()}
+
+#: Largest amounts a ledger may hold. Each is far beyond any real purchase and well inside
+#: floating point, so that no product of them (a bill, a plan's money) can overflow.
+MOST_HOURS = 1e9  # [h]
+MOST_USD = 1e12  # [$]
+MOST_PIXELS = 16_384  # [px], a 16K frame's side
+#: Prefix of the columns of sources.csv that procure ignores: a team's own notes.
+USER_COLUMN_PREFIX = "x_"
+
+_SHAPE_DOC = ", ".join(f"{c.name} {c.shape_symbol} ({c.default_shape:g})" for c in shaped())
+_UNSCALED = ", ".join(c.name for c in REGISTRY.values() if not c.needs_scale)
+
+SOURCE_COLUMNS: dict[str, Range] = {
+    r.name: r
+    for r in (
+        Range("source", "text", kind="text", doc="unique name"),
+        Range("kind", "text", kind="text", doc="own, twin, older_arm, force, sim, or any text"),
+        Range("price_usd_per_hour", "$/h", low=0.0, high=1e7, doc="purchase price"),
+        Range(
+            "available_hours", "h", math.inf, low=0.0, high=MOST_HOURS, blank="unlimited", doc="most that can be bought"
+        ),
+        Range("held_hours", "h", 0.0, low=0.0, high=MOST_HOURS, doc="already owned"),
+        Range("lot_hours", "h", 0.0, low=0.0, high=MOST_HOURS, doc="whole lots only (0 = continuous)"),
+        Range("min_order_hours", "h", 0.0, low=0.0, high=MOST_HOURS, doc="least order if bought at all"),
+        Range("fixed_fee_usd", "$", 0.0, low=0.0, high=MOST_USD, doc="paid once if bought at all"),
+        Range("cameras", "count", low=0.0, low_open=True, high=1_000, doc="camera streams"),
+        Range("width", "px", low=0.0, low_open=True, high=MOST_PIXELS, doc="frame width the model trains on"),
+        Range("height", "px", low=0.0, low_open=True, high=MOST_PIXELS, doc="frame height"),
+        Range("fps", "1/s", low=0.0, low_open=True, high=10_000, doc="frames per second per camera"),
+        Range(
+            "bits_per_pixel",
+            "bit/px",
+            DEFAULT_BITS_PER_PIXEL,
+            low=0.0,
+            low_open=True,
+            high=64,
+            doc="encoded stream rate (64: raw 16-bit RGBA)",
+        ),
+        Range("extra_bytes_per_s", "B/s", 0.0, low=0.0, high=1e10, doc="non-video channels (force/torque)"),
+        Range(
+            "codec", "text", "", kind="text", blank="not recorded", doc="the video's codec (h264, av1, …), as measured"
+        ),
+        Range(
+            "gop",
+            "frames",
+            math.nan,
+            low=1.0,
+            high=100_000,
+            blank="the cluster's",
+            doc="frames between keyframes of this source",
+        ),
+        Range(
+            "core_fps_1080p",
+            "frames/s",
+            math.nan,
+            low=0.0,
+            low_open=True,
+            high=1e6,
+            blank="the cluster's",
+            doc="one core's 1080p-equivalent decode rate for this source's video",
+        ),
+        Range("stored", "", "video", kind="choice", choices=STORED_MODES, doc="how frames are kept"),
+        Range("read", "", "order", kind="choice", choices=READ_MODES, doc="how frames are read"),
+        Range("exchange_rate", "own-hours per hour", 1.0, low=0.0, high=1_000, doc="ρ"),
+        Range("survival", "1", 1.0, low=0.0, high=1.0, doc="σ, share surviving filtering"),
+        Range(
+            "shelf_life_months",
+            "months",
+            math.inf,
+            low=0.0,
+            low_open=True,
+            high=1_200,
+            blank="never stale",
+            doc="L, half-life of value",
+        ),
+        Range("curve", "", "log", kind="choice", choices=CURVES, doc="value curve"),
+        Range(
+            "saturation_hours",
+            "effective h",
+            math.nan,
+            low=0.0,
+            low_open=True,
+            high=MOST_HOURS,
+            doc=f"k; required unless {_UNSCALED}",
+        ),
+        dataclasses.replace(shape_range(), default=math.nan, doc=_SHAPE_DOC),
+    )
+}
+
+#: Columns whose value may be uncertain: a scenario may give another value, and a range
+#: (``NAME_low``, ``NAME_high``) lets ``--samples`` draw one (:mod:`procure.ledger.scenarios`).
+UNCERTAIN_COLUMNS = ("exchange_rate", "survival", "saturation_hours", "price_usd_per_hour")
+RANGE_SUFFIXES = ("_low", "_high")
+
+for _name in UNCERTAIN_COLUMNS:
+    for _suffix, _end in zip(RANGE_SUFFIXES, ("lowest", "highest"), strict=True):
+        SOURCE_COLUMNS[_name + _suffix] = dataclasses.replace(
+            SOURCE_COLUMNS[_name],
+            name=_name + _suffix,
+            default=math.nan,
+            blank="no range",
+            doc=f"{_end} value of {_name} a sampled scenario draws (triangular, peak at {_name})",
+        )
+
+REQUIRED_SOURCE_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.required)
+#: Columns of sources.csv that hold numbers.
+NUMBER_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.kind == "number")
+
+
+def _number(name: str, unit: str, default: float | None, doc: str, **bounds: float | bool) -> Range:
+    """A number key of cluster.toml: ``> 0`` unless ``bounds`` says otherwise."""
+    ends: dict[str, float | bool] = {"low": 0.0, "low_open": True, **bounds}
+    return Range(name, unit, default, doc=doc, **ends)  # type: ignore[arg-type]
+
+
+def _table(*ranges: Range) -> dict[str, Range]:
+    return {r.name: r for r in ranges}
+
+
+#: Every key of cluster.toml by table, with its default (None = unlimited or from a card).
+CLUSTER_FIELDS: dict[str, dict[str, Range]] = {
+    "model": _table(
+        Range("name", "", "93m", kind="text", doc="model card in models/"),
+        _number("params", "parameters", None, "overrides the card", low=1e3, low_open=False, high=1e14),
+        _number("input_side", "px", None, "overrides the card", low=1, low_open=False, high=MOST_PIXELS),
+        _number("patch", "px", None, "overrides the card", low=1, low_open=False, high=MOST_PIXELS),
+    ),
+    "accelerator": _table(
+        Range("type", "", "H100", kind="text", doc="accelerator card in models/accelerators.toml"),
+        _number("count", "accelerators", 8, "accelerators training", high=1e7),
+        _number("mfu", "1", 0.4, "share of dense peak reached (the lesson's)", high=1.0),
+        Range("nvdec", "", False, kind="bool", doc="decode on the accelerator's NVDEC engines too"),
+        _number("peak_flops", "FLOP/s", None, "overrides the card's dense BF16 peak", high=1e18),
+    ),
+    "decode": _table(
+        _number(
+            "cores_per_accelerator", "cores", 8, "CPU cores decoding for one accelerator", low_open=False, high=4_096
+        ),
+        _number("core_fps_1080p", "frames/s", 120.0, "one core's 1080p rate (the lesson's, assumed)", high=1e6),
+        _number("nvdec_fps_1080p", "frames/s", 771.0, "one NVDEC engine's 1080p H.264 rate (the lesson's)", high=1e6),
+        _number("link_bytes_per_s", "B/s", 1.5e9, "read bandwidth per accelerator (the lesson's)", high=1e13),
+        _number("gop", "frames", 30, "frames between keyframes (the lesson's)", low=1, low_open=False, high=100_000),
+        _number("decoded_bytes_per_pixel", "B/px", 1.5, "decoded YUV 4:2:0 pixel", high=64),
+    ),
+    "prices": _table(
+        _number("accelerator_usd_per_hour", "$/h", 2.50, "accelerator-hour", low_open=False, high=1e4),
+        _number("core_usd_per_hour", "$/h", 0.04, "core-hour", low_open=False, high=1e3),
+        _number("byte_usd_per_gb", "$/GB", 0.44, "bytes of one stored GB over the plan", low_open=False, high=1e3),
+        _number("storage_usd_per_gb_month", "$/GB-month", 0.02, "storage rent (break-even)", low_open=False, high=1e3),
+    ),
+    "training": _table(
+        _number("epochs", "1", 10, "passes over each hour", high=1e5),
+        _number("window_hours", "h", 720.0, "training window the capacities cover (≤ 10 years)", high=87_600),
+        _number("horizon_months", "months", 12.0, "planning horizon of the shelf-life factor", high=1_200),
+    ),
+    "capacity": _table(
+        _number("storage_gb", "GB", None, "storage capacity (blank = unlimited)", high=1e15),
+        _number(
+            "decode_core_hours",
+            "core-h",
+            None,
+            "decode core-hours in the window (blank = cores × count × window)",
+            high=1e15,
+        ),
+    ),
+}
+
+#: Limits of the numbers of an accelerator card.
+ACCELERATOR_FIELDS = _table(
+    _number("peak_flops", "FLOP/s", None, "dense BF16 peak", high=1e18),
+    _number("nvdec_engines", "engines", None, "NVDEC engines", low_open=False, high=64),
+)
+#: Keys a model card may have.
+MODEL_CARD_KEYS = ("name", "params", "input_side", "patch", "source")

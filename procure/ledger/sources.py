@@ -1,0 +1,339 @@
+"""``sources.csv``: one row per source that can be bought, read and validated a column at a time.
+
+Each column is checked whole against its :class:`procure.spec.Range` with numpy masks, then the
+rules between columns (a scale for a curve that needs one, a shape its curve allows, both ends
+of a range around the value); the error reported is the first bad cell in file order, and
+within a row the first in the order of :data:`SOURCE_COLUMNS` and then the rules'. Blank cells
+take the documented defaults.
+
+pandas reads the columns of numbers as numbers while it reads the file (as :func:`float` reads
+their text, a blank as NaN); the message on a bad number reads that cell's column again as
+text, so that it quotes the cell as it is written.
+
+Every error names the file, the row (as its line in the file), the field, the value and what
+is allowed, as one line.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..curves import default_shape, needs_scale, shaped
+from ..errors import LedgerError
+from ..spec import Checked, Range, bad_message, check_cell, check_series, did_you_mean
+from .schema import (
+    NUMBER_COLUMNS,
+    RANGE_SUFFIXES,
+    REQUIRED_SOURCE_COLUMNS,
+    SOURCE_COLUMNS,
+    UNCERTAIN_COLUMNS,
+    USER_COLUMN_PREFIX,
+)
+
+#: Line of the file of the first row below the header.
+FIRST_ROW_LINE = 2
+#: Kinds of numpy dtype a column of numbers is read as (int, unsigned, float; not bool).
+NUMBER_KINDS = "iuf"
+#: What :func:`pandas.api.types.infer_dtype` says of a column of text (blanks left out).
+TEXT_KINDS = ("string", "empty")
+#: Options of :func:`pandas.read_csv` for every ledger file: cells as written, blank lines kept.
+CSV_OPTIONS: dict[str, Any] = {"keep_default_na": False, "skipinitialspace": True, "skip_blank_lines": False}
+
+
+def _where(path: Path, line: int | None = None, source: str | None = None) -> str:
+    """``path: line N (source 'name')``, the prefix of a message on a row."""
+    out = str(path)
+    if line is not None:
+        out += f": line {line}"
+    if source:
+        out += f" (source {source!r})"
+    return out
+
+
+def check_source_value(name: str, value: Any, where: str = "") -> Any:
+    """Validate one value of a ``sources.csv`` column; a blank takes the column's default.
+
+    Parameters
+    ----------
+    name : str
+        Column name (a key of :data:`SOURCE_COLUMNS`).
+    value : Any
+        The cell as text, or a number given another way (a command-line option).
+    where : str, optional
+        Where the value came from, put before the message.
+
+    Raises
+    ------
+    LedgerError
+        Naming the place, the column, the value and what is allowed.
+    """
+    return check_cell(SOURCE_COLUMNS[name], value, name, where, error=LedgerError)
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV file as written, stripped (pandas would rename duplicates)."""
+    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        first = next(csv.reader(fh), [])
+    return [name.strip() for name in first]
+
+
+def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.DataFrame:
+    """A ledger CSV file as text cells, its column names as written (stripped) and each once.
+
+    Blank lines are kept, so that row i is line i + 2 of the file.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    what : str
+        What the file is for, for the message when it is missing.
+    numbers : collection of str, optional
+        Columns that hold numbers: each is read as floats (a blank as NaN) where every cell
+        of it is a number or blank (pandas reads them as :func:`float` does), else as text
+        (a blank as NaN); the other columns are then text of dtype object.
+
+    Raises
+    ------
+    LedgerError
+        No such file (``what`` says what the file is for), not CSV, a column given twice.
+    """
+    if not path.is_file():
+        raise LedgerError(f"{path}: no such file: {what}")
+    try:
+        options: dict[str, Any] = {"dtype": str}
+        if numbers:
+            labels = pd.read_csv(path, nrows=0, **CSV_OPTIONS).columns
+            names = _header(path)
+            if len(labels) == len(names):
+                pairs = list(zip(labels, names, strict=True))
+                options = {
+                    "dtype": {label: object for label, name in pairs if name not in numbers},
+                    "na_values": {label: [""] for label, name in pairs if name in numbers},
+                }
+        raw = pd.read_csv(path, **options, **CSV_OPTIONS)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
+    header = _header(path)
+    for i, name in enumerate(header):
+        if name in header[:i]:
+            raise LedgerError(f"{path}: column {name!r} is given twice (columns {header.index(name) + 1} and {i + 1})")
+    raw.columns = header
+    return raw
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    for name in header:
+        if name not in SOURCE_COLUMNS and not name.startswith(USER_COLUMN_PREFIX):
+            raise LedgerError(
+                f"{path}: column {name!r} is unknown{did_you_mean(name, SOURCE_COLUMNS)}: columns of your own "
+                f"start with {USER_COLUMN_PREFIX!r} (procure ignores them); see docs/ledger.md for the others"
+            )
+    missing = [c for c in REQUIRED_SOURCE_COLUMNS if c not in header]
+    if missing:
+        raise LedgerError(
+            f"{path}: missing column(s) {', '.join(missing)}: required are {', '.join(REQUIRED_SOURCE_COLUMNS)}"
+        )
+
+
+def _is_text(column: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(column.dtype) or column.dtype == object
+
+
+def _checked_columns(raw: pd.DataFrame) -> dict[str, Checked]:
+    """Every column of :data:`SOURCE_COLUMNS` checked whole; a column left out is blank."""
+    out = {}
+    for name, spec in SOURCE_COLUMNS.items():
+        cells = raw[name] if name in raw.columns else pd.Series(np.full(len(raw), "", dtype=object))
+        out[name] = check_series(spec, cells, nan_is_blank=True)
+    return out
+
+
+def _blank_rows(raw: pd.DataFrame, cols: dict[str, Checked]) -> np.ndarray:
+    """True where every cell of the row is blank (a blank line) [bool per row]."""
+    blank = cols["source"].blank.copy()
+    for name in raw.columns:
+        if name in cols:
+            blank &= cols[name].blank
+            continue
+        rows = np.flatnonzero(blank)
+        if len(rows):
+            cells = raw[name].to_numpy(dtype=object)[rows]
+            blank[rows] = [isinstance(c, str) and not c.strip() for c in cells]
+    return blank
+
+
+#: A rule between cells: where a row breaks it [bool per row], and its message on row i.
+Rule = tuple[np.ndarray, Callable[[int, str], str]]
+
+
+def _duplicates(names: np.ndarray, keep: np.ndarray) -> Rule:
+    rows = np.flatnonzero(keep)
+    repeated = pd.Series(names[rows], dtype=object).duplicated().to_numpy()
+    mask = np.zeros(len(names), dtype=bool)
+    mask[rows[repeated]] = True
+
+    def message(i: int, at: str) -> str:
+        first = rows[np.flatnonzero(names[rows] == names[i])[0]]
+        line = int(first) + FIRST_ROW_LINE
+        return f"{at}: source = {names[i]!r} is a duplicate of line {line}: names must be unique"
+
+    return mask, message
+
+
+def _rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
+    """The rules between columns, in the order they are reported within a row."""
+    curve = cols["curve"].values
+    k = cols["saturation_hours"].values
+    shape = cols["curve_shape"].values
+    shape_given = ~cols["curve_shape"].blank
+    rules = [_duplicates(cols["source"].values, keep)]
+    scale = cols["saturation_hours"].spec
+
+    def unscaled(i: int, at: str) -> str:
+        needed = dataclasses.replace(scale, high=math.inf).describe()
+        return f"{at}: saturation_hours is blank: required for curve {curve[i]!r}, {needed}"
+
+    rules.append((keep & np.asarray(needs_scale(curve), dtype=bool) & np.isnan(k), unscaled))
+    for entry in shaped():
+        allowed = entry.shape_range
+        if allowed is None:
+            continue
+
+        def misshaped(i: int, at: str, name: str = entry.name, allowed: Range = allowed) -> str:
+            note = f" ({allowed.note})" if allowed.note else ""
+            return f"{at}: curve_shape = {shape[i]:g} is invalid for curve {name!r}: must be {allowed.bounds()}{note}"
+
+        rules.append((keep & (curve == entry.name) & shape_given & ~allowed.mask(shape), misshaped))
+    for name in UNCERTAIN_COLUMNS:
+        rules.extend(_range_rules(name, cols, keep))
+    return rules
+
+
+def _range_rules(name: str, cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
+    """Both ends of ``name``'s range or neither, and low ≤ the value ≤ high."""
+    low, high = (cols[name + s].values for s in RANGE_SUFFIXES)
+    value = cols[name].values
+    one_end = np.isnan(low) != np.isnan(high)
+
+    def half(i: int, at: str) -> str:
+        given, blank = (f"{name}_low", f"{name}_high") if math.isnan(high[i]) else (f"{name}_high", f"{name}_low")
+        return f"{at}: {blank} is blank but {given} is not: a range needs both ends"
+
+    def disordered(i: int, at: str) -> str:
+        return (
+            f"{at}: {name}_low = {low[i]:g}, {name} = {value[i]:g}, {name}_high = {high[i]:g} are invalid: "
+            f"must be {name}_low ≤ {name} ≤ {name}_high"
+        )
+
+    both = ~np.isnan(low) & ~np.isnan(high)
+    with np.errstate(invalid="ignore"):
+        inside = np.isnan(value) | ((low <= value) & (value <= high))
+    return [(keep & one_end, half), (keep & both & ((low > high) | ~inside), disordered)]
+
+
+def _numbers_or_text(column: pd.Series) -> bool:
+    """True when pandas read the column as numbers, or as text and nothing else."""
+    if column.dtype.kind in NUMBER_KINDS:
+        return True
+    if column.dtype == object:
+        return pd.api.types.infer_dtype(column, skipna=True) in TEXT_KINDS
+    return pd.api.types.is_string_dtype(column.dtype)
+
+
+def _as_written(path: Path, raw: pd.DataFrame) -> pd.DataFrame:
+    """``raw`` with every column that is neither numbers nor all text (pandas read true/false or
+    a huge integer in it) read again as the text written."""
+    odd = [i for i, name in enumerate(raw.columns) if not _numbers_or_text(raw[name])]
+    if not odd:
+        return raw
+    text = pd.read_csv(path, usecols=odd, dtype=str, **CSV_OPTIONS)
+    out = raw.copy()
+    for j, i in enumerate(odd):
+        out[raw.columns[i]] = text.iloc[:, j].to_numpy(dtype=object)
+    return out
+
+
+def _written(path: Path, position: int, row: int) -> str:
+    """The text of one cell of a CSV file as written (stripped): row ``row`` of column ``position``."""
+    column = pd.read_csv(path, usecols=[position], dtype=str, **CSV_OPTIONS)
+    return str(column.iloc[row, 0]).strip()
+
+
+def _first_error(path: Path, raw: pd.DataFrame, cols: dict[str, Checked], keep: np.ndarray) -> str | None:
+    """The message on the first bad cell or broken rule in file order, None if all is well."""
+    names = cols["source"].shown
+    checks: list[Rule] = []
+    for column, checked in cols.items():
+
+        def bad_cell(i: int, at: str, checked: Checked = checked, column: str = column) -> str:
+            if column in raw.columns and not checked.blank[i] and not _is_text(raw[column]):
+                # pandas read the column as numbers: quote the cell as it is written.
+                written = _written(path, list(raw.columns).index(column), i)
+                return bad_message(checked.spec, column, written, at)
+            return checked.message(i, column, at)
+
+        checks.append((checked.bad & keep, bad_cell))
+    checks.extend(_rules(cols, keep))
+    firsts = [int(np.argmax(mask)) if mask.any() else len(keep) for mask, _ in checks]
+    row = min(firsts, default=len(keep))
+    if row == len(keep):
+        return None
+    _mask, message = checks[firsts.index(row)]
+    name = str(names[row]).strip()
+    return message(row, _where(path, row + FIRST_ROW_LINE, name))
+
+
+def _frame(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """The validated sources of a read file (see :func:`read_sources`)."""
+    cols = _checked_columns(raw)
+    keep = ~_blank_rows(raw, cols)
+    problem = _first_error(path, raw, cols, keep)
+    if problem is not None:
+        raise LedgerError(problem)
+    if not keep.any():
+        raise LedgerError(f"{path}: no sources: the ledger needs at least one row")
+    values = {name: checked.values[keep] for name, checked in cols.items()}
+    shape = values["curve_shape"]
+    values["curve_shape"] = np.where(np.isnan(shape), default_shape(values["curve"]), shape)
+    for extra in raw.columns:
+        if extra not in SOURCE_COLUMNS:
+            values[extra] = raw[extra].to_numpy(dtype=object)[keep]
+    return pd.DataFrame(values)
+
+
+def read_sources(path: Path | str) -> pd.DataFrame:
+    """Read and validate ``sources.csv``.
+
+    Parameters
+    ----------
+    path : path-like
+        The CSV file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per source, every column of :data:`SOURCE_COLUMNS` present with defaults filled
+        (``available_hours`` and ``shelf_life_months`` are ``inf`` when blank, ``curve_shape``
+        the curve's default), indexed 0..n-1; columns of the user's own (prefix ``x_``) are
+        kept as text.
+
+    Raises
+    ------
+    LedgerError
+        A missing file or column, a column given twice or unknown, an empty ledger, a
+        duplicate source, a bad value.
+    """
+    path = Path(path)
+    what = "a ledger folder needs sources.csv"
+    raw = read_csv_text(path, what, NUMBER_COLUMNS)
+    _check_header(path, list(raw.columns))
+    return _frame(_as_written(path, raw), path)
