@@ -31,10 +31,16 @@ BINDING_TOLERANCE = 1e-7
 
 
 class Status(StrEnum):
-    """What the solve ended with."""
+    """How a plan is certified. Every plan returned is certified; a request that has none
+    raises :class:`procure.errors.SolveError`, whose ``reason`` (:class:`procure.errors.Reason`)
+    says why (infeasible, unbounded, out of time, not certified)."""
 
-    #: The plan's true value and the bound agree within the tolerance.
+    #: The plan's true value and the bound agree within the relative tolerance (in target mode,
+    #: the money and its certified lower bound).
     OPTIMAL = "optimal"
+    #: The gap is within the solver's absolute noise (:data:`VALUE_ABS_TOLERANCE`) but not
+    #: the relative tolerance: a plan whose value is close to 0, where no LP can tell plans apart.
+    WITHIN_NOISE = "within_noise"
 
 
 #: Columns of ``Plan.sources`` with their units.
@@ -306,7 +312,7 @@ def read_plan(
         notes.append(f"{s['source'].iloc[i]} cannot be bought: nothing available or no capacity left")
     return Plan(
         mode=p.mode,
-        status=Status.OPTIMAL,
+        status=Status.OPTIMAL if not gap > tolerance else Status.WITHIN_NOISE,
         value=value,
         value_upper_bound=value_upper_bound,
         gap=gap,

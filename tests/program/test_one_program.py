@@ -135,3 +135,21 @@ def test_one_place_constructs_a_concrete_model():
 def test_no_override_that_changes_the_base_class_contract():
     for path in PACKAGE.rglob("*.py"):
         assert "ignore[override]" not in path.read_text(), path
+
+
+def test_solve_errors_carry_their_reason():
+    import pickle
+
+    from procure.errors import Reason, SolveError
+
+    with pytest.raises(SolveError) as short:
+        Program(from_ledger(LEDGER, budget=20_000, max_share={"own": 0.2})).solve()
+    assert short.value.reason is Reason.INFEASIBLE
+    with pytest.raises(SolveError) as late:
+        Program(from_ledger(LEDGER, budget=100_000), time_limit=1e-9).solve()
+    assert late.value.reason is Reason.TIME_LIMIT
+    with pytest.raises(SolveError) as far:
+        Program(from_ledger(LEDGER, target=1e9)).solve()
+    assert far.value.reason is Reason.INFEASIBLE
+    again = pickle.loads(pickle.dumps(late.value))
+    assert again.reason is Reason.TIME_LIMIT and str(again) == str(late.value)
