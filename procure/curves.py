@@ -215,6 +215,7 @@ class Curve:
     smallest_tangent_point: float = 0.0
 
 
+#: Every curve by the name a ledger gives it: the one definition of each curve.
 REGISTRY: dict[str, Curve] = {
     c.name: c
     for c in (

@@ -1,6 +1,6 @@
 """An independent model of the queue of seed §4, written with SimPy processes.
 
-Used by the tests as an oracle for :mod:`procure.simulate` and by
+Used by the tests as an oracle for :mod:`procure.pipeline.queue` and by
 ``benchmarks/simulate_queue.py`` as the baseline. The semantics are those of the seed's
 widget: a reader streams frames at the read rate; each decoder takes the next frame, decodes
 it, and waits while the buffer is full (waiting decoders enter in the order they finished);
@@ -56,6 +56,6 @@ def simpy_queue(demand, read_fps, rates, buffer, frames, warmup=0.1):
         env.process(passthrough())
     done = env.process(accelerator())
     env.run(until=done)
-    w, last = int(warmup * frames), frames - 1 - len(rates)  # the window of procure.simulate
+    w, last = int(warmup * frames), frames - 1 - len(rates)  # the window of procure.pipeline.queue
     span = takes[last] - takes[w]
     return sum(trains[w:last]) / span, (last - w) / span

@@ -50,3 +50,68 @@ def test_readme_links_the_design():
     for doc in ("docs/pipeline.md", "docs/program.md", "docs/ledger.md", "docs/certification.md"):
         assert f"]({doc})" in readme
     assert "DESIGN.md" not in readme
+
+
+#: Folders that are not files of the repository: tools' caches, virtual environments, and what
+#: builds and test runs write.
+NOT_THE_REPOSITORY = {
+    ".git",
+    ".venv",
+    ".ci-venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ruff_cache",
+    ".mypy_cache",
+    "build",
+    "dist",
+    "test-artifacts",
+    "_build",
+    "_api",
+}
+
+
+def _repository_files() -> list[Path]:
+    """Every file of the repository, without what tools and builds write into the checkout."""
+    return [
+        path
+        for path in TOP.rglob("*")
+        if path.is_file()
+        and not any(part in NOT_THE_REPOSITORY or part.endswith(".egg-info") for part in path.relative_to(TOP).parts)
+    ]
+
+
+def test_no_file_names_a_design_file_outside_the_repository():
+    """The design is in docs/; no file points at a design document the repository does not hold."""
+    this = Path(__file__).resolve()
+    naming = [
+        str(path.relative_to(TOP))
+        for path in _repository_files()
+        if path.resolve() != this and b"design.md" in path.read_bytes().lower()
+    ]
+    assert not naming, f"these files name DESIGN.md, which is not in the repository: {naming}"
+
+
+#: A path into the repository, as code and docs write it: a top-level folder, then the rest.
+REPOSITORY_PATH = re.compile(
+    r"(?<![\w/.])((?:benchmarks|docs|examples|ledgers|models|procure|tests)/[\w./-]*\w\.(?:csv|json|md|png|py|toml))"
+)
+
+
+@pytest.mark.parametrize(
+    "page",
+    sorted(
+        str(p.relative_to(TOP))
+        for folder in ("procure", "tests", "examples", "benchmarks", "ledgers", "models", "docs")
+        for p in (TOP / folder).rglob("*")
+        if p.suffix in {".py", ".md", ".toml"} and not {"_build", "_api", "__pycache__"} & set(p.parts)
+    ),
+)
+def test_paths_named_in_code_and_docs_exist(page):
+    """Every repository path a docstring, comment or page names is a file of the repository (a
+    placeholder segment in capitals, such as ``models/NAME.toml``, stands for any file)."""
+    text = (TOP / page).read_text()
+    for target in REPOSITORY_PATH.findall(text):
+        if any(part.split(".")[0].isupper() for part in target.split("/")):
+            continue
+        assert (TOP / target).exists(), f"{page} names a file the repository does not hold: {target}"

@@ -28,7 +28,7 @@ R = TypeVar("R")
 #: The extra that installs Dask.
 SCALE_EXTRA = "procure[scale]"
 #: Seconds of remaining serial work above which a local cluster is started: a bit more than
-#: twice what starting one costs on 2 cores (``benchmarks/evpi_dask.py`` measures it: 1.9 s
+#: twice what starting one costs on 2 cores (``benchmarks/scenarios_scale.py`` times it: 1.9 s
 #: median), so that the cluster pays for itself when the work splits over 2 workers [s].
 LOCAL_CLUSTER_PAYS_SECONDS = 5.0
 

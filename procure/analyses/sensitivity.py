@@ -159,9 +159,12 @@ def sweep(
         Instead of the ledger's.
     progress : callable, optional
         Called as ``progress(done, steps)`` as points are solved.
-    scheduler, workers
-        Where the chunks of :data:`POINTS_PER_CHUNK` points run (see
-        :func:`procure.analyses.scale.run_chunks`); the results are the same wherever.
+    scheduler : str, optional
+        Address of a running Dask scheduler for the chunks of :data:`POINTS_PER_CHUNK` points
+        (see :func:`procure.analyses.scale.run_chunks`); the results are the same wherever
+        they run.
+    workers : int, optional
+        Worker processes of a local Dask cluster for them (1: all in this process).
 
     Returns
     -------

@@ -93,7 +93,7 @@ def timeline(result: SimulationResult, busy_formula: float | None = None, frames
     Parameters
     ----------
     result : SimulationResult
-        A run of :func:`procure.simulate.simulate_queue`.
+        A run of :func:`procure.pipeline.queue.simulate_queue`.
     busy_formula : float, optional
         The closed form's busy fraction, shown beside the simulated one.
     frames : int, default 200
@@ -184,7 +184,7 @@ def bill_split(table: pd.DataFrame) -> Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`procure.transport.transport` (``source``, ``bytes_usd``, ``cores_usd``,
+        Rows of :func:`procure.ledger.transport` (``source``, ``bytes_usd``, ``cores_usd``,
         ``idle_usd``, ``bill_usd``, ``share``).
     """
     fig, ax = _subplots(figsize=(8, 4.2))

@@ -59,17 +59,17 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
 def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     """Pipeline, bill and share of price of one recorded hour of every source.
 
-    Raises
-    ------
-    LedgerError
-        A source whose video nothing decodes (no cores and NVDEC off).
-
     Returns
     -------
     pandas.DataFrame
         :func:`configure`'s table with the result columns of :func:`procure.pipeline.formulas.evaluate`
         and :func:`procure.bill.evaluate`, plus ``share`` (bill / price [1]) and
         ``largest_stalling_params`` (models below this many parameters stall [parameters]).
+
+    Raises
+    ------
+    LedgerError
+        A source whose video nothing decodes (no cores and NVDEC off).
     """
     piped = formulas.evaluate(configure(sources, cluster))
     stalled = (piped["supply_fps"] <= 0).to_numpy()

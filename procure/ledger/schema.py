@@ -33,6 +33,7 @@ USER_COLUMN_PREFIX = "x_"
 _SHAPE_DOC = ", ".join(f"{c.name} {c.shape_symbol} ({c.default_shape:g})" for c in shaped())
 _UNSCALED = ", ".join(c.name for c in REGISTRY.values() if not c.needs_scale)
 
+#: The columns of ``sources.csv``: unit, default, range and meaning of each.
 SOURCE_COLUMNS: dict[str, Range] = {
     r.name: r
     for r in (

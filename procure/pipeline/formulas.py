@@ -35,8 +35,11 @@ PIXELS_1080P = 1920 * 1080
 #: FLOPs per parameter per token for one training step: 2 forward, 4 backward (seed §2).
 FLOPS_PER_PARAM_TOKEN = 6
 
+#: How the frames are stored: encoded video, decoded frames, or rendered in the loop (nothing read).
 STORED_MODES = ("video", "decoded", "rendered")
+#: How the frames are read: in recorded order, or in random order.
 READ_MODES = ("order", "random")
+#: The stages that can bind, in the order of :func:`binding_stage_code`.
 STAGES = ("accelerator", "read", "decode")
 
 

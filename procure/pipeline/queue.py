@@ -365,7 +365,7 @@ def decoders_of(row: pd.Series) -> tuple[list[float], list[str]]:
 
 
 def simulate(row: pd.Series, **options: object) -> SimulationResult:
-    """Simulate the queue of one evaluated pipeline row (:func:`procure.scenario.scenario`).
+    """Simulate the queue of one evaluated pipeline row (a row of :func:`procure.pipeline.evaluate`).
 
     ``options`` are those of :func:`simulate_queue` (buffer, frames, warmup, decode_cv,
     train_cv, seed).

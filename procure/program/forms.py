@@ -149,14 +149,18 @@ def add_curve_forms(
     hill_points: int,
     hill_breakpoints: Mapping[int, np.ndarray] | None,
     argument: Any,
+    *,
+    first_cuts: bool = True,
 ) -> None:
     """What bounds each curve of a built model from above: the first tangent cuts of the concave
     curves and the ``cuts`` kept from a model it replaces, and the piecewise forms ``m.hill``
-    over ``m.H`` of the S-shaped ones, in the curves' hours ``argument`` (an indexed variable)."""
+    over ``m.H`` of the S-shaped ones, in the curves' hours ``argument`` (an indexed variable).
+    ``first_cuts=False`` leaves out the first cuts: for a model whose cuts the dual places
+    (:mod:`procure.program.refine`), which gives every curve one before the first solve."""
     a, m = built.arrays, built.model
     count = len(a.rate)
     m.cuts = pyo.Block(pyo.NonNegativeIntegers)
-    curves, points = initial_points(a)
+    curves, points = initial_points(a) if first_cuts else (np.zeros(0, dtype=np.int64), np.zeros(0))
     kept = [(i, p) for i, p in cuts if 0 <= i < count and a.concave[i]]
     curves = np.concatenate([curves, np.array([i for i, _ in kept], dtype=np.int64)])
     points = np.concatenate([points, np.array([p for _, p in kept], dtype=float)])

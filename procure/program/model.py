@@ -1,13 +1,15 @@
 """The Pyomo model of the procurement program: one formulation over sources × scenarios.
 
-maximise  (1 − W) Σ_ω π_ω Σ_s z_sω  +  W (η − Σ_ω π_ω u_ω / A)
-subject to
-    z_sω ≤ v_sω(w_sω)            tangent cuts or a piecewise form above the curve (:mod:`.forms`)
-    budget        Σ_s c_s x_s + Σ_s fee_s buy_s [+ Σ_s M c'_sω (w_sω − x_s)] ≤ B
-    capacity r    Σ_s u_rs (h0_s + w_sω) ≤ C_r     (accelerator-h, core-h, GB)
-    mix bound g   Σ_{s∈G} e_sω ≤ share · Σ_s e_sω,  e_sω = a_sω (h0_s + w_sω)
-    u_ω ≥ η − Σ_s z_sω,  u_ω ≥ 0                    (CVaR rows, only when W > 0)
-    0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s   (integer terms)
+The program, over sources ``s`` and scenarios ``ω``::
+
+    maximise  (1 − W) Σ_ω π_ω Σ_s z_sω  +  W (η − Σ_ω π_ω u_ω / A)
+    subject to
+        z_sω ≤ v_sω(w_sω)            tangent cuts or a piecewise form above the curve (procure.program.forms)
+        budget        Σ_s c_s x_s + Σ_s fee_s buy_s [+ Σ_s M c'_sω (w_sω − x_s)] ≤ B
+        capacity r    Σ_s u_rs (h0_s + w_sω) ≤ C_r     (accelerator-h, core-h, GB)
+        mix bound g   Σ_{s∈G} e_sω ≤ share · Σ_s e_sω,  e_sω = a_sω (h0_s + w_sω)
+        u_ω ≥ η − Σ_s z_sω,  u_ω ≥ 0                    (CVaR rows, only when W > 0)
+        0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s   (integer terms)
 
 ``x_s`` are the hours bought now, shared by every scenario. A curve is one (scenario, source)
 pair, ``j = ω n + s``, read at hours ``w_j``: without recourse ``w_j`` is ``x_s`` itself (a
@@ -35,6 +37,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..errors import invalid
 from .bounds import CurveArrays, curve_arrays, source_arrays
+from .dual import eligible
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
 from .problem import Mode, Problem
 from .scenarios import ScenarioProblem, one_scenario
@@ -252,7 +255,8 @@ def build(
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
-    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x)
+    guided = sp.certain and fixed_hours is None and eligible(a)
+    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
     return built
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import value
 from .bounds import CurveArrays
+from .dual import coupling_rows, dual_bound, eligible, hours_at_price
 from .plan import BINDING_TOLERANCE
 from .problem import BOUGHT_HOURS
 from .state import Refined, Solving
@@ -38,8 +39,6 @@ from .state import Refined, Solving
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
 #: β < 1): their hours are a smooth function of their price in multipliers.
 SMOOTH_CURVES = ("log", "exp", "power")
-#: Relative step of the central difference that gives the inverse derivative's slope [1].
-INVERSE_STEP = 1e-6
 #: Newton's method stops when every binding row holds within this share of its scale [1].
 ROW_TOLERANCE = 1e-12
 #: Most Newton steps per active set, and most corrections of the active set.
@@ -80,7 +79,7 @@ class Polished:
 
 @dataclass
 class _Rows:
-    """The coupling rows: ``A x ≤ b`` (dense: a handful of rows)."""
+    """The coupling rows ``A x ≤ b`` and a multiplier for each to start from."""
 
     names: list[str]
     A: np.ndarray
@@ -88,56 +87,35 @@ class _Rows:
     dual: np.ndarray
 
 
-def _rows(program: Solving, r: Refined) -> _Rows:
-    p = program.problem
-    built = program.built
+def lp_multipliers(program: Solving, r: Refined) -> np.ndarray:
+    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.dual.coupling_rows` order."""
     hm = program.highs
     duals = np.abs(hm.row_duals(r.results))
-    fee = p.column("fixed_fee_usd")
-    names, rows, rhs, dual = (
-        ["budget"],
-        [p.cost],
-        [program.budget - float(fee @ p.bought(r.x))],
-        [duals[hm.budget_rows[0]]],
-    )
-    for name, (row,) in zip(built.capacity_names, hm.capacity_rows, strict=True):
-        use = p.usage(name)
-        names.append(name)
-        rows.append(use)
-        rhs.append(float(p.capacity[name] - use @ p.held))
-        dual.append(duals[row])
-    for key, (row,) in zip(p.max_share, hm.mix_rows, strict=True):
-        coef = p.rate * (p.members(key).astype(float) - p.max_share[key])
-        names.append(f"max_share:{key}")
-        rows.append(coef)
-        rhs.append(float(-(coef @ p.held)))
-        dual.append(duals[row])
-    return _Rows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float), np.array(dual, dtype=float))
-
-
-def _hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
-                    shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Hours where ρσφ·v'(e) equals the price ``c`` in multipliers, and their slope dx/dc."""
-    y = c / rate
-    e = np.asarray(value.inverse_derivative(y, curve, k, shape), dtype=float)
-    step = INVERSE_STEP * np.abs(y)
-    hi = np.asarray(value.inverse_derivative(y + step, curve, k, shape), dtype=float)
-    lo = np.asarray(value.inverse_derivative(np.maximum(y - step, 0.5 * y), curve, k, shape), dtype=float)
-    de_dy = (hi - lo) / (y + step - np.maximum(y - step, 0.5 * y))
-    return e / rate - held, de_dy / rate**2
+    rows = [hm.budget_rows[0], *(row for (row,) in hm.capacity_rows), *(row for (row,) in hm.mix_rows)]
+    return np.array([duals[q] for q in rows], dtype=float)
 
 
 def polish(program: Solving, r: Refined) -> Polished | None:
-    """The plan of ``r`` with its hours solved exactly (see the module), or None where the
-    program is not one scenario or the conditions do not settle (the certified plan stands)."""
+    """The plan of ``r`` with its hours solved exactly, from the LP's duals (see the module)."""
+    if not program.built.formulation.certain or program.fixed_hours is not None:
+        return None
+    return polish_from(program, r.x, lp_multipliers(program, r), r.value)
+
+
+def polish_from(program: Solving, x_start: np.ndarray, mu_start: np.ndarray, floor: float) -> Polished | None:
+    """Hours and multipliers that solve the optimality conditions, from a plan and multipliers
+    near them (see the module), or None where the program is not one scenario, the conditions do
+    not settle, or the result is worth less than ``floor`` (the plan it starts from stands)."""
     built = program.built
     if not built.formulation.certain or program.fixed_hours is not None:
         return None
     p = program.problem
     a = built.sources
-    rows = _rows(program, r)
-    x0 = np.clip(r.x, 0.0, a.room)
+    x0 = np.clip(x_start, 0.0, a.room)
     bought = p.bought(x0)
+    fee = p.column("fixed_fee_usd")
+    coupling = coupling_rows(p, program.budget - float(fee @ (bought & a.binary)), built.capacity_names)
+    rows = _Rows(coupling.names, coupling.A, coupling.b, np.asarray(mu_start, dtype=float))
     smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~((a.curve == "power") & (a.shape >= 1))
     free = smooth & (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
     lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
@@ -186,9 +164,11 @@ def polish(program: Solving, r: Refined) -> Polished | None:
     x = np.where(free | (x > BOUGHT_HOURS), x, 0.0)
     _e, v = a.value_of(x)
     true_value = float(np.sum(v))
-    if true_value < r.value - FEASIBILITY * max(1.0, abs(r.value)):
+    if true_value < floor - FEASIBILITY * max(1.0, abs(floor)):
         return None
-    bound = _dual_bound(program, rows, mu) if not built.has_integers else math.inf
+    bound = math.inf
+    if not built.has_integers and eligible(a):
+        bound = dual_bound(a, coupling_rows(p, program.budget, built.capacity_names), mu)
     shadow = dict(zip(rows.names[1:], (float(m) for m in mu[1:]), strict=True))
     return Polished(x, true_value, bound, float(mu[0]), shadow)
 
@@ -210,7 +190,7 @@ def _newton(
             c = A[:, between].T @ m
             if np.any(c <= 0):
                 return x, np.full_like(x, np.nan)
-            xb, sb = _hours_at_price(c, a.rate[between], a.held[between], a.curve[between], a.k[between],
+            xb, sb = hours_at_price(c, a.rate[between], a.held[between], a.curve[between], a.k[between],
                                      a.shape[between])  # fmt: skip
             x[between], slope[between] = xb, sb
         return x, slope
@@ -260,32 +240,3 @@ def _independent(A_between: np.ndarray, binding: np.ndarray, dual: np.ndarray) -
         if trial.shape[1] and np.linalg.matrix_rank(trial) == len(chosen) + 1:
             chosen.append(r)
     return np.array(sorted(chosen), dtype=np.int64)
-
-
-def _dual_bound(program: Solving, rows: _Rows, mu: np.ndarray) -> float:
-    """``g(μ)`` over the whole box of every source: an upper bound on the optimum (inf where a
-    curve's inner maximum has no closed form here)."""
-    p = program.problem
-    a = program.built.sources
-    if np.any(mu < 0):
-        return math.inf
-    b = rows.b.copy()
-    b[0] = program.budget  # the whole budget: no integer term is fixed here
-    c = rows.A.T @ mu
-    linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
-    smooth = np.isin(a.curve, SMOOTH_CURVES) & ~linear
-    if not np.all(smooth | linear | (a.rate == 0)):
-        return math.inf
-    room = a.room
-    x = np.zeros(p.n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.where(linear | (a.rate == 0), a.rate - c, np.nan)
-        x = np.where(linear & (gain > 0), room, x)
-        pos = smooth & (c > 0) & (a.rate > 0)
-        xs = np.where(pos, np.asarray(value.inverse_derivative(c / np.where(pos, a.rate, 1.0), a.curve, a.k, a.shape),
-                                      dtype=float) / np.where(pos, a.rate, 1.0) - a.held, room)  # fmt: skip
-        x = np.where(smooth, np.clip(xs, 0.0, room), x)
-    if not np.all(np.isfinite(x)):
-        return math.inf
-    _e, v = a.value_of(x)
-    return float(np.sum(v) - c @ x + mu @ b)

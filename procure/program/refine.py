@@ -15,8 +15,10 @@ import math
 import numpy as np
 
 from ..errors import Reason, SolveError
+from .dual import coupling_rows, eligible, solve_dual
 from .forms import add_cuts, refined_breakpoints
 from .plan import VALUE_ABS_TOLERANCE
+from .polish import polish_from
 from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -29,6 +31,9 @@ CUT_THRESHOLD = 1e-9
 CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
 #: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
 MIP_GAP_SHARE = 0.1
+#: HiGHS's method for the first solve of a model whose cuts the dual placed: interior point,
+#: then crossover to a vertex (see :meth:`procure.program.highs.HighsModel.solve`).
+COLD_METHOD = "ipm"
 #: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
 TOLERANCE_FLOOR = 1e-9
 
@@ -41,6 +46,9 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
     SolveError
         Not certified (solver precision, or :data:`MAX_ROUNDS` rounds), or what the solve raises.
     """
+    guided = _guided(program, deadline, tolerance)
+    if guided is not None:
+        return guided
     rel_gap = tolerance * MIP_GAP_SHARE
     gap = math.inf
     for rounds in range(1, MAX_ROUNDS + 1):
@@ -70,6 +78,39 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         f"{tolerance:.0e}: raise --tolerance",
         Reason.NOT_CERTIFIED,
     )
+
+
+def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | None:
+    """One solve with the model's cuts placed at the optimum the dual gives (see
+    :mod:`procure.program.dual`), for one scenario of concave curves with no integer terms: the
+    dual's multipliers and hours, made exact (:mod:`procure.program.polish`), are where each curve
+    gets a tangent cut; the model solved once then bounds the plan within the tolerance. None
+    where the program does not qualify or the bound does not close (the loop goes on from there,
+    the cuts kept)."""
+    built = program.built
+    a = built.sources
+    if not built.formulation.certain or program.fixed_hours is not None or built.has_integers or not eligible(a):
+        return None
+    rows = coupling_rows(program.problem, program.budget, built.capacity_names)
+    last = program.last
+    start = last.refined.mu if last is not None and last.refined.mu is not None else None
+    if start is not None and len(start) != len(rows.b):
+        start = None
+    dual = solve_dual(a, rows, start)
+    exact = polish_from(program, dual.x, dual.mu, -math.inf)
+    # Every curve gets a cut at the point found (the model may have been built without others).
+    curves = np.arange(len(a.rate))
+    if add_cuts(built, curves, a.rate * (a.held + (exact.x if exact is not None else dual.x))):
+        program.highs.sync_cuts()
+    if exact is None:
+        return None
+    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
+    upper = max(float(res.bound), exact.value)
+    gap = (upper - exact.value) / max(abs(upper), 1e-12)
+    if not (gap <= tolerance or upper - exact.value <= VALUE_ABS_TOLERANCE):
+        return None
+    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
+    return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, 1, res, mu=mu)
 
 
 def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:

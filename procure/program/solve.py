@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -35,38 +35,20 @@ import pyomo.environ as pyo
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
 from .diagnose import diagnose
+from .dual import coupling_rows
 from .forms import DEFAULT_HILL_POINTS, add_cuts
-from .highs import HighsModel, Solution
+from .highs import SIMPLEX, HighsModel, Solution
 from .model import BuiltModel, build
 from .plan import Plan, read_plan
 from .polish import polish
 from .problem import CAPACITIES, Mode, Problem, check_budget
 from .refine import refine
 from .scenarios import ScenarioProblem, one_scenario
-from .state import Refined
+from .state import Refined, Solved
 from .target import solve_target
 
 #: A dual smaller than this in magnitude is read as 0 [value per unit].
 DUAL_ZERO = 1e-12
-
-
-@dataclass(frozen=True)
-class Solved:
-    """What the last solve of a program ended with, beside its plan.
-
-    Attributes
-    ----------
-    hours : numpy.ndarray
-        Hours bought now of each source [h].
-    curve_hours : numpy.ndarray
-        Hours each curve's value was read at (per scenario with recourse) [h].
-    refined : Refined
-        The certified budget-mode solve the plan was read from.
-    """
-
-    hours: np.ndarray
-    curve_hours: np.ndarray
-    refined: Refined
 
 
 class Program:
@@ -243,14 +225,15 @@ class Program:
 
     # ------------------------------------------------------------------ one solver call
 
-    def solve_once(self, deadline: float, *, rel_gap: float) -> Solution:
-        """One HiGHS solve of the model as it stands; a :class:`SolveError` unless optimal."""
+    def solve_once(self, deadline: float, *, rel_gap: float, cold: str = SIMPLEX) -> Solution:
+        """One HiGHS solve of the model as it stands (``cold``: the method with no basis, see
+        :meth:`procure.program.highs.HighsModel.solve`); a :class:`SolveError` unless optimal."""
         left = deadline - time.perf_counter()
         if left <= 0:
             raise SolveError(
                 f"out of time: the time limit of {self.time_limit:g} s was reached while refining", Reason.TIME_LIMIT
             )
-        sol = self.highs.solve(left, rel_gap)
+        sol = self.highs.solve(left, rel_gap, cold=cold)
         if sol.status == "optimal":
             return sol
         if sol.status == "time":
@@ -303,6 +286,12 @@ class Program:
         once more, so its bound (the plan's ``value_upper_bound``, what solving :attr:`model`
         gives) closes on the exact value; with integer terms the bound stays the last solve's.
         """
+        if r.mu is not None:  # exact already (the dual-guided solve)
+            names = coupling_rows(self.problem, self.budget, self.built.capacity_names).names
+            shadow = dict.fromkeys(CAPACITIES, 0.0) | {
+                k: (float(v) if v > DUAL_ZERO else 0.0) for k, v in zip(names[1:], r.mu[1:], strict=True)
+            }
+            return r, float(r.mu[0]), shadow
         lam, shadow = self.duals(r.results)
         polished = polish(self, r)
         if polished is None:

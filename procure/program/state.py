@@ -40,6 +40,10 @@ class Refined:
         The last solver answer.
     lam : float
         λ where target mode asked for it (NaN otherwise).
+    mu : numpy.ndarray or None
+        The exact multipliers of the coupling rows (budget, capacities, mix bounds, in
+        :func:`procure.program.dual.coupling_rows` order) when the hours are exact; None when
+        they are the LP's.
     """
 
     budget: float
@@ -51,6 +55,26 @@ class Refined:
     rounds: int
     results: Any
     lam: float = math.nan
+    mu: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What the last solve of a program ended with, beside its plan.
+
+    Attributes
+    ----------
+    hours : numpy.ndarray
+        Hours bought now of each source [h].
+    curve_hours : numpy.ndarray
+        Hours each curve's value was read at (per scenario with recourse) [h].
+    refined : Refined
+        The certified budget-mode solve the plan was read from.
+    """
+
+    hours: np.ndarray
+    curve_hours: np.ndarray
+    refined: Refined
 
 
 class Solving(Protocol):
@@ -58,6 +82,7 @@ class Solving(Protocol):
 
     tolerance: float
     fixed_hours: np.ndarray | None
+    last: Solved | None
 
     @property
     def problem(self) -> Problem:
@@ -75,7 +100,7 @@ class Solving(Protocol):
     def budget(self) -> float:
         """The budget the model holds [$]."""
 
-    def solve_once(self, deadline: float, *, rel_gap: float) -> Solution:
+    def solve_once(self, deadline: float, *, rel_gap: float, cold: str = "choose") -> Solution:
         """One solve of the model as it stands."""
 
     def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:

@@ -1,5 +1,6 @@
-"""Every figure the seed lesson prints (DESIGN.md §2), reproduced through the public API at
-the precision the lesson prints it. Each row cites the seed section that prints it."""
+"""Every figure the lesson "Moving the bits: the infrastructure bill" prints, reproduced through
+the public API at the precision the lesson prints it. Each row cites the lesson's section (seed §)
+that prints it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The procurement program (DESIGN.md §4): certified optimum, equal marginal value per dollar,
+"""The procurement program: certified optimum, equal marginal value per dollar,
 independent cross-checks (SciPy, water-filling, brute force), properties and errors."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ TIGHT = 1e-7
 
 
 def check_feasible(problem: Problem, plan, rel: float = 1e-7) -> None:
-    """Every constraint of DESIGN.md §4 holds for the plan."""
+    """Every constraint of the program holds for the plan."""
     s = problem.sources
     x = plan.sources["hours"].to_numpy()
     held = s["held_hours"].to_numpy()

@@ -1,0 +1,259 @@
+"""The Lagrangian dual of a separable concave program: multipliers, hours and a bound, no LP.
+
+For one scenario with concave curves that have a closed-form inverse derivative (log, exp,
+power with β < 1, linear) and no integer terms, the few rows that couple the sources — the
+budget, the capacities, the mix bounds, ``A x ≤ b`` — are priced by multipliers μ ≥ 0, and the
+program splits per source:
+
+    g(μ) = Σ_s max_{0 ≤ x_s ≤ room_s} [v_s(a_s (h0_s + x_s)) − (Aᵀμ)_s x_s] + μ·b.
+
+Each inner maximum is closed-form: the hours where a_s v_s'(e) equals the source's price in
+multipliers ``c_s = (Aᵀμ)_s``, clipped to its box (a linear curve takes all or nothing). g is
+convex, ∇g = b − A x(μ), and its Hessian on the sources strictly inside their boxes is
+A diag(−dx/dc) Aᵀ; a projected Newton method with a backtracking line search minimises it over
+μ ≥ 0 in a few dozen evaluations. For every μ ≥ 0, g(μ) is an upper bound on the optimum (weak
+duality), and at the minimum the hours x(μ) are the optimum's.
+
+The program uses this as its guide (:mod:`procure.program.refine`): the dual's hours, made
+exact by :mod:`procure.program.polish`, are where the model's tangent cuts are placed, so that
+the Pyomo program certifies in one solve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..curves import REGISTRY
+from . import value
+from .bounds import CurveArrays
+from .problem import Problem
+
+#: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
+#: linear all or nothing.
+DUAL_CURVES = ("log", "exp", "power", "linear")
+#: Relative step of the central difference that gives the inverse derivative's slope [1].
+INVERSE_STEP = 1e-6
+#: The dual's projected gradient, as a share of each row's scale, at which it stops [1].
+DUAL_TOLERANCE = 1e-11
+#: Most Newton steps of the dual, and most halvings of one step.
+MAX_DUAL_STEPS = 100
+MAX_HALVINGS = 60
+#: Armijo's sufficient-decrease share of the line search [1].
+ARMIJO = 1e-4
+#: Bisection steps of the budget's multiplier alone, on a log scale of width 61, that start
+#: the method: to about 1e-8 of λ, from where Newton's steps take over.
+START_STEPS = 32
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
+
+    Attributes
+    ----------
+    names : list of str
+        ``budget``, then each capacity with a row, then ``max_share:KEY`` per mix bound.
+    A : numpy.ndarray
+        Coefficients, rows × sources [$ per h, unit per h, effective h per h].
+    b : numpy.ndarray
+        Right-hand sides, held hours counted [$, unit, effective h].
+    """
+
+    names: list[str]
+    A: np.ndarray
+    b: np.ndarray
+
+
+def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> Rows:
+    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows."""
+    p = problem
+    names, rows, rhs = ["budget"], [p.cost], [budget]
+    for name in capacity_names:
+        use = p.usage(name)
+        names.append(name)
+        rows.append(use)
+        rhs.append(float(p.capacity[name] - use @ p.held))
+    for key, share in p.max_share.items():
+        coef = p.rate * (p.members(key).astype(float) - share)
+        names.append(f"max_share:{key}")
+        rows.append(coef)
+        rhs.append(float(-(coef @ p.held)))
+    return Rows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
+
+
+def hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
+                   shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Hours where ρσφ·v'(e) equals the price ``c`` > 0 in multipliers, unclipped, and dx/dc
+    (central difference of the inverse derivative) [h, h per price unit]."""
+    y = c / rate
+    e = np.asarray(value.inverse_derivative(y, curve, k, shape), dtype=float)
+    step = INVERSE_STEP * np.abs(y)
+    low = np.maximum(y - step, 0.5 * y)
+    hi = np.asarray(value.inverse_derivative(y + step, curve, k, shape), dtype=float)
+    lo = np.asarray(value.inverse_derivative(low, curve, k, shape), dtype=float)
+    de_dy = (hi - lo) / (y + step - low)
+    return e / rate - held, de_dy / rate**2
+
+
+def eligible(a: CurveArrays) -> bool:
+    """True when every source's inner maximum has a closed form and no integer term is present."""
+    shaped = (a.curve != "power") | (a.shape <= 1)
+    return bool(
+        np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave) and not a.binary.any() and not (a.lots > 0).any()
+    )
+
+
+@dataclass(frozen=True)
+class Dual:
+    """The dual's minimum: multipliers, the hours at them, and the bound g(μ).
+
+    Attributes
+    ----------
+    mu : numpy.ndarray
+        One multiplier per row of :class:`Rows` [value per unit].
+    x : numpy.ndarray
+        Hours of each source at μ [h].
+    bound : float
+        g(μ), an upper bound on the optimum [own-hour equivalents].
+    converged : bool
+        The projected gradient met :data:`DUAL_TOLERANCE`.
+    evaluations : int
+        Evaluations of g.
+    """
+
+    mu: np.ndarray
+    x: np.ndarray
+    bound: float
+    converged: bool
+    evaluations: int
+
+
+class _Dual:
+    """g(μ), x(μ) and the Hessian's pieces for one problem's sources and rows.
+
+    The sources are grouped by curve once, and each group's formulas called on it directly
+    (:mod:`procure.curves`), so an evaluation costs a few array operations per curve.
+    """
+
+    def __init__(self, a: CurveArrays, rows: Rows) -> None:
+        self.a, self.rows = a, rows
+        self.linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
+        grows = a.rate > 0
+        self.groups = [
+            (entry, np.flatnonzero((a.curve == name) & ~self.linear & grows)) for name, entry in REGISTRY.items()
+        ]
+        self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
+        self.all_or_nothing = np.flatnonzero(self.linear & grows)
+        self.evaluations = 0
+
+    def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """x(μ) within each box, and dx/dc where a smooth source is strictly inside it."""
+        a = self.a
+        c = self.rows.A.T @ mu
+        x = np.zeros(len(c))
+        slope = np.zeros(len(c))
+        lin = self.all_or_nothing
+        x[lin] = np.where(a.rate[lin] > c[lin], a.room[lin], 0.0)
+        with np.errstate(all="ignore"):
+            for entry, idx in self.groups:
+                rate, held, k, shape, room = a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx]
+                y = c[idx] / rate
+                priced = y > 0
+                e = np.where(priced, entry.inverse_derivative(np.where(priced, y, 1.0), k, shape), np.inf)
+                xs = e / rate - held
+                x[idx] = np.clip(xs, 0.0, room)
+                if slopes:
+                    step = INVERSE_STEP * np.abs(y)
+                    low = np.maximum(y - step, 0.5 * y)
+                    up = entry.inverse_derivative(np.where(priced, y + step, 1.0), k, shape)
+                    down = entry.inverse_derivative(np.where(priced, low, 1.0), k, shape)
+                    inside = priced & (xs > 0) & (xs < room)
+                    slope[idx] = np.where(inside, (up - down) / (y + step - low) / rate**2, 0.0)
+        return x, slope
+
+    def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
+        self.evaluations += 1
+        x, slope = self.hours(mu)
+        if not np.all(np.isfinite(x)):
+            return math.inf, x, slope
+        a = self.a
+        total = float(np.sum(a.rate[self.all_or_nothing] * (a.held[self.all_or_nothing] + x[self.all_or_nothing])))
+        for entry, idx in self.groups:
+            total += float(np.sum(entry.value(a.rate[idx] * (a.held[idx] + x[idx]), a.k[idx], a.shape[idx])))
+        c = self.rows.A.T @ mu
+        return total - float(c @ x) + float(mu @ self.rows.b), x, slope
+
+
+def dual_bound(a: CurveArrays, rows: Rows, mu: np.ndarray) -> float:
+    """g(μ) for μ ≥ 0: an upper bound on the optimum [own-hour equivalents] (inf where some
+    source's box is unbounded at these prices)."""
+    if np.any(np.asarray(mu) < 0):
+        return math.inf
+    return _Dual(a, rows).g(np.asarray(mu, dtype=float))[0]
+
+
+def _start(d: _Dual) -> np.ndarray:
+    """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ)."""
+    a, rows = d.a, d.rows
+    mu = np.zeros(len(rows.b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.asarray(value.derivative(a.rate * a.held, a.curve, a.k, a.shape), dtype=float) * a.rate
+        top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
+    if not (top > 0 and math.isfinite(top)):
+        return mu
+    lo, hi = math.log(top) - 60.0, math.log(top) + 1.0
+    for _ in range(START_STEPS):
+        mid = 0.5 * (lo + hi)
+        mu[0] = math.exp(mid)
+        x, _ = d.hours(mu, slopes=False)
+        spent = rows.A[0] @ x if np.all(np.isfinite(x)) else math.inf
+        lo, hi = (lo, mid) if spent <= rows.b[0] else (mid, hi)
+    mu[0] = math.exp(hi)
+    return mu
+
+
+def solve_dual(a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> Dual:
+    """Minimise g over μ ≥ 0 by projected Newton steps from ``start`` (else the budget alone)."""
+    d = _Dual(a, rows)
+    mu = np.maximum(start, 0.0) if start is not None else _start(d)
+    g, x, slope = d.g(mu)
+    if not math.isfinite(g):
+        mu = _start(d)
+        g, x, slope = d.g(mu)
+    converged = False
+    A, b = rows.A, rows.b
+    for _step in range(MAX_DUAL_STEPS):
+        grad = b - A @ x
+        scale = np.maximum(1.0, np.abs(b) + np.abs(A) @ np.abs(x))
+        projected = np.where(mu > 0, grad, np.minimum(grad, 0.0))
+        if np.all(np.abs(projected) <= DUAL_TOLERANCE * scale):
+            converged = True
+            break
+        free = (mu > 0) | (grad < 0)
+        H = (A * (-slope)) @ A.T
+        Hf = H[np.ix_(free, free)]
+        ridge = 1e-12 * max(float(np.trace(Hf)), 1e-300)
+        direction = np.zeros_like(mu)
+        try:
+            direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
+        except np.linalg.LinAlgError:
+            direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), 1e-300)
+        if not np.all(np.isfinite(direction)):
+            break
+        t = 1.0
+        for _half in range(MAX_HALVINGS):
+            trial = np.maximum(mu - t * direction, 0.0)
+            g_new, x_new, slope_new = d.g(trial)
+            if g_new <= g - ARMIJO * float(grad @ (mu - trial)) and math.isfinite(g_new):
+                break
+            t *= 0.5
+        else:
+            break
+        if np.array_equal(trial, mu):
+            break
+        mu, g, x, slope = trial, g_new, x_new, slope_new
+    return Dual(mu, x, g, converged, d.evaluations)
