@@ -257,3 +257,10 @@ def solve_dual(a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> D
             break
         mu, g, x, slope = trial, g_new, x_new, slope_new
     return Dual(mu, x, g, converged, d.evaluations)
+
+
+def capacity_rows_of(problem: Problem) -> list[str]:
+    """The capacities that have a row: finite and used by some source."""
+    return [
+        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
+    ]

@@ -167,6 +167,7 @@ def build(
     hill_breakpoints: Mapping[int, np.ndarray] | None = None,
     cuts: Sequence[tuple[int, float]] = (),
     fixed_hours: np.ndarray | None = None,
+    dual_guide: bool = True,
 ) -> BuiltModel:
     """Build the model of a problem (one scenario) or a scenario problem, in budget mode.
 
@@ -193,6 +194,10 @@ def build(
     fixed_hours : numpy.ndarray, optional
         Hours bought now of each source, fixed (the bounds of ``x``): the model then only
         chooses what each scenario adds later.
+    dual_guide : bool, default True
+        Leave the first cuts to the dual where it qualifies (:mod:`procure.program.dual`: one
+        scenario of concave curves, no integer terms): the refinement gives every curve a cut at
+        the optimum before the first solve. False starts from the spread of first cuts.
 
     Raises
     ------
@@ -255,7 +260,7 @@ def build(
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
-    guided = sp.certain and fixed_hours is None and eligible(a)
+    guided = dual_guide and sp.certain and fixed_hours is None and eligible(a)
     add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
     return built
 

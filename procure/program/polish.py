@@ -33,7 +33,7 @@ from . import value
 from .bounds import CurveArrays
 from .dual import coupling_rows, dual_bound, eligible, hours_at_price
 from .plan import BINDING_TOLERANCE
-from .problem import BOUGHT_HOURS
+from .problem import BOUGHT_HOURS, Problem
 from .state import Refined, Solving
 
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
@@ -109,12 +109,20 @@ def polish_from(program: Solving, x_start: np.ndarray, mu_start: np.ndarray, flo
     built = program.built
     if not built.formulation.certain or program.fixed_hours is not None:
         return None
-    p = program.problem
-    a = built.sources
+    return exact_hours(program.problem, built.sources, built.capacity_names, program.budget, x_start, mu_start,
+                       floor, integers=built.has_integers)  # fmt: skip
+
+
+def exact_hours(
+    p: Problem, a: CurveArrays, capacity_names: list[str], budget: float, x_start: np.ndarray,
+    mu_start: np.ndarray, floor: float, *, integers: bool = False,
+) -> Polished | None:  # fmt: skip
+    """:func:`polish_from` on a problem's numbers: its sources ``a``, the capacities with a row,
+    the budget [$]; ``integers`` where the program has integer terms (no dual bound then)."""
     x0 = np.clip(x_start, 0.0, a.room)
     bought = p.bought(x0)
     fee = p.column("fixed_fee_usd")
-    coupling = coupling_rows(p, program.budget - float(fee @ (bought & a.binary)), built.capacity_names)
+    coupling = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
     rows = _Rows(coupling.names, coupling.A, coupling.b, np.asarray(mu_start, dtype=float))
     smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~((a.curve == "power") & (a.shape >= 1))
     free = smooth & (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
@@ -167,8 +175,8 @@ def polish_from(program: Solving, x_start: np.ndarray, mu_start: np.ndarray, flo
     if true_value < floor - FEASIBILITY * max(1.0, abs(floor)):
         return None
     bound = math.inf
-    if not built.has_integers and eligible(a):
-        bound = dual_bound(a, coupling_rows(p, program.budget, built.capacity_names), mu)
+    if not integers and eligible(a):
+        bound = dual_bound(a, coupling_rows(p, budget, capacity_names), mu)
     shadow = dict(zip(rows.names[1:], (float(m) for m in mu[1:]), strict=True))
     return Polished(x, true_value, bound, float(mu[0]), shadow)
 

@@ -31,8 +31,9 @@ CUT_THRESHOLD = 1e-9
 CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
 #: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
 MIP_GAP_SHARE = 0.1
-#: HiGHS's method for the first solve of a model whose cuts the dual placed: interior point,
-#: then crossover to a vertex (see :meth:`procure.program.highs.HighsModel.solve`).
+#: HiGHS's method for the first solve of a linear model (no basis yet): interior point, then
+#: crossover to a vertex (see :meth:`procure.program.highs.HighsModel.solve`); re-solves after
+#: new cuts start the dual simplex from that vertex.
 COLD_METHOD = "ipm"
 #: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
 TOLERANCE_FLOOR = 1e-9
@@ -54,7 +55,7 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
     for rounds in range(1, MAX_ROUNDS + 1):
         built = program.built
         a = built.arrays
-        res = program.solve_once(deadline, rel_gap=rel_gap)
+        res = program.solve_once(deadline, rel_gap=rel_gap, cold=COLD_METHOD)
         x = np.clip(res.x, 0.0, built.sources.upper)
         w = np.clip(res.w, 0.0, a.upper)
         _e, v = a.value_of(w)
@@ -89,7 +90,9 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
     the cuts kept)."""
     built = program.built
     a = built.sources
-    if not built.formulation.certain or program.fixed_hours is not None or built.has_integers or not eligible(a):
+    if not program.dual_guide or not built.formulation.certain or program.fixed_hours is not None:
+        return None
+    if built.has_integers or not eligible(a):
         return None
     rows = coupling_rows(program.problem, program.budget, built.capacity_names)
     last = program.last

@@ -69,6 +69,10 @@ class Program:
     fixed_hours : numpy.ndarray, optional
         Hours bought now of each source, fixed: the program then only chooses what each
         scenario adds later (to value a given plan with recourse).
+    dual_guide : bool, default True
+        Place the cuts at the optimum the dual gives, where the program qualifies, so that one
+        solve certifies (:mod:`procure.program.dual`); False refines from spread first cuts
+        (the same plan within the tolerance; for comparison).
     """
 
     def __init__(
@@ -79,6 +83,7 @@ class Program:
         time_limit: float = DEFAULT_TIME_LIMIT,
         hill_points: int = DEFAULT_HILL_POINTS,
         fixed_hours: np.ndarray | None = None,
+        dual_guide: bool = True,
     ) -> None:
         if not (isinstance(tolerance, int | float) and 0 < tolerance < 1):
             raise invalid("tolerance", tolerance, "must be a number > 0 and < 1")
@@ -91,6 +96,7 @@ class Program:
         self.time_limit = float(time_limit)
         self.build_seconds = 0.0
         self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
+        self.dual_guide = bool(dual_guide)
         self._first_hill_points = hill_points
         self._built: BuiltModel | None = None
         self._highs: HighsModel | None = None
@@ -114,7 +120,8 @@ class Program:
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
         self._built = build(formulation, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints,
-                            cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours)  # fmt: skip
+                            cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours,
+                            dual_guide=self.dual_guide)  # fmt: skip
         self._highs = HighsModel(self._built)
         self.build_seconds += time.perf_counter() - t0
 

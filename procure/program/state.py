@@ -82,6 +82,7 @@ class Solving(Protocol):
 
     tolerance: float
     fixed_hours: np.ndarray | None
+    dual_guide: bool
     last: Solved | None
 
     @property

@@ -439,9 +439,12 @@ def test_build_model_structure():
     """build_model returns a ConcreteModel with a named component per constraint family."""
     import pyomo.environ as pyo
 
-    from procure.program.model import build_model
+    from procure.program.model import build, build_model
 
-    m = build_model(from_ledger(DEFAULT_LEDGER, budget=100_000, max_share={"sim": 0.5}))
+    problem = from_ledger(DEFAULT_LEDGER, budget=100_000, max_share={"sim": 0.5})
+    # A model the dual guides starts with no cuts: its solve gives every curve one at the optimum.
+    assert len(build_model(problem).cuts) == 0
+    m = build(problem, dual_guide=False).model
     assert m.name == "procure"
     assert len(m.x) == len(m.z) == len(DEFAULT_LEDGER.sources)
     for name in ("x", "z", "cost", "budget", "budget_row", "capacity", "mix", "cuts", "objective"):

@@ -1,0 +1,42 @@
+"""A value certified by the dual alone: the best value of a one-scenario concave problem, proven
+within a tolerance without building a model.
+
+For the numbers an analysis needs in bulk and never shows as a plan — the wait-and-see value of
+each scenario behind EVPI — the Lagrangian dual (:mod:`procure.program.dual`) gives an upper
+bound g(μ) for its multipliers, and the hours at those multipliers, made exact by
+:mod:`procure.program.polish` and checked against every row, a feasible plan whose true value
+is a lower bound. When the two agree within the tolerance the value is certified exactly as a
+plan's is (both bounds proven); otherwise, or where the problem does not qualify (integer terms,
+an S-shaped or hill curve), the caller solves the Pyomo program instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .bounds import source_arrays
+from .dual import capacity_rows_of, coupling_rows, eligible, solve_dual
+from .plan import VALUE_ABS_TOLERANCE
+from .polish import exact_hours
+from .problem import Mode, Problem
+
+
+def dual_certified_value(problem: Problem, tolerance: float) -> float | None:
+    """The best value of ``problem`` (budget mode) certified within ``tolerance`` by the dual
+    alone [own-hour equivalents], or None where it does not qualify or the bounds do not close."""
+    if problem.mode is not Mode.BUDGET:
+        return None
+    a = source_arrays(problem)
+    if not eligible(a):
+        return None
+    names = capacity_rows_of(problem)
+    budget = float(problem.budget or 0.0)
+    rows = coupling_rows(problem, budget, names)
+    dual = solve_dual(a, rows)
+    exact = exact_hours(problem, a, names, budget, dual.x, dual.mu, -math.inf)
+    if exact is None or not math.isfinite(exact.bound):
+        return None
+    upper = max(exact.bound, exact.value)
+    if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
+        return exact.value
+    return None
