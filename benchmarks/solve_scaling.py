@@ -1,33 +1,43 @@
-"""The program at scale: procure (Pyomo + HiGHS) against the same algorithm in raw highspy.
+"""The program at scale, against the structure's limit and what a capable user would write.
 
-    python benchmarks/solve_scaling.py [--sizes 1000 10000 100000] [--repeat 5]
+    python benchmarks/solve_scaling.py [--sizes 1000 10000 100000] [--repeat 5] [--integer 1000]
 
-For each size, on a random ledger (``procure.ledger.synthetic.random_ledger``) with a budget of
-$200 a source:
+For each size, on a random concave ledger (``procure.ledger.synthetic.random_ledger``) with a
+budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side in one run (interleaved, repeated):
 
-* procure: ``Program(problem).solve()`` — build the Pyomo model, solve, refine the tangent
-  cuts until the bounds agree within 1e-4, read the duals;
-* highspy, adaptive: the same algorithm (same first cuts, same refinement rule, same
-  tolerance), the LP built from numpy arrays and re-solved warm in one ``highspy.Highs``;
-* highspy, 16 cuts: a fixed grid of 16 tangents per source, one solve (the formulation the
-  design notes measured), its gap to the true value reported.
+* procure end to end: read and validate the ledger's ``sources.csv`` (written once), ``from_ledger``,
+  ``Program(problem).solve()`` (the Pyomo model built, its cuts placed at the optimum the dual
+  gives, one HiGHS solve, exact hours, duals, the plan read);
+* procure's solve alone: ``Program(problem).solve()`` on the loaded problem;
+* the dual alone: ``procure.program.dual.solve_dual`` on the problem's arrays, a certificate
+  with no LP (the structure's limit: a few dozen evaluations of closed forms);
+* raw highspy with adaptive cuts: the cutting-plane algorithm written directly in highspy;
+* cvxpy with Clarabel (exponential and power cones), the general convex solver a capable
+  user would reach for, where cvxpy is installed (``pip install cvxpy clarabel``).
 
-The methods are interleaved and repeated; each ratio is the median of the per-repeat ratios
-with its min–max (goal: procure ≤ 2× raw adaptive). Then the integer case: 1,000 sources of
-which a tenth have S-shaped hill curves, lots or fees, procure alone (its certified time).
+Each ratio is the median of the per-repeat ratios with its min–max; each method's scaling
+exponent is the slope of log time against log size. Then the integer case: 1,000 sources of
+which a tenth have S-shaped hill curves, lots or fees (budget mode), and 40 sources with lots,
+minimum orders and fees in target mode.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
+import tempfile
+import warnings
+from pathlib import Path
 
 import highspy
 import numpy as np
 from timing import interleaved, machine, ratio
 
 from procure import Ledger, from_ledger
+from procure.ledger import read_sources
 from procure.ledger.synthetic import random_ledger
+from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
 from procure.program import value
 from procure.program.bounds import source_arrays
 from procure.program.forms import initial_points
@@ -36,6 +46,9 @@ from procure.program.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
 from procure.program.solve import Program
 
 TOLERANCE = 1e-4
+#: Curves of the scaling ledgers: log and exp, which cvxpy takes as exponential cones (a power
+#: curve with its own exponent per source is one cone atom per exponent for cvxpy).
+CURVES = ("log", "exp")
 
 
 def _highs() -> highspy.Highs:
@@ -152,38 +165,117 @@ def _keep(store: dict, key: str, fn, problem):
     return lambda: store.__setitem__(key, fn(problem))
 
 
+def dual_alone(problem) -> float:
+    """The dual's bound g(μ*) from the problem's arrays: no model, no LP."""
+    a = source_arrays(problem)
+    return solve_dual(a, coupling_rows(problem, float(problem.budget), capacity_rows_of(problem))).bound
+
+
+def cvxpy_solve(problem) -> float | None:
+    """The concave program in cvxpy (log, exp and power curves as cones), solved by Clarabel."""
+    try:
+        import cvxpy as cp
+    except ImportError:
+        return None
+    s = problem.sources
+    n = problem.n
+    x = cp.Variable(n, nonneg=True)
+    a, h0 = problem.rate, problem.held
+    k = s["saturation_hours"].to_numpy()
+    beta = s["curve_shape"].to_numpy()
+    curve = s["curve"].to_numpy()
+    r = cp.multiply(a / k, h0 + x)
+    terms = []
+    for name in ("log", "exp", "power"):
+        idx = np.flatnonzero(curve == name)
+        if not len(idx):
+            continue
+        ri, ki = r[idx], k[idx]
+        if name == "log":
+            terms.append(ki @ cp.log(1 + ri))
+        elif name == "exp":
+            terms.append(cp.sum(ki) - ki @ cp.exp(-ri))
+        else:
+            for b in np.unique(beta[idx]):
+                sel = idx[beta[idx] == b]
+                terms.append((k[sel] / b) @ (cp.power(1 + r[sel], b) - 1))
+    rows = [problem.cost @ x <= problem.budget, x <= s["available_hours"].to_numpy()]
+    for name, limit in problem.capacity.items():
+        if math.isfinite(limit):
+            rows.append(problem.usage(name) @ x <= limit - problem.usage(name) @ h0)
+    prob = cp.Problem(cp.Maximize(cp.sum(terms)), rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prob.solve(solver=cp.CLARABEL)
+    return float(prob.value)
+
+
+def end_to_end(ledger: Ledger, path: Path, budget: float):
+    """Read and validate the ledger's sources.csv, then price and solve it (on its cluster)."""
+    loaded = Ledger(read_sources(path), ledger.cluster, ledger.path)
+    return Program(from_ledger(loaded, budget=budget), tolerance=TOLERANCE).solve()
+
+
+def exponent(sizes: list[int], seconds: list[float]) -> float:
+    """Slope of log time against log size (least squares)."""
+    if len(sizes) < 2:
+        return math.nan
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def target_ledger(n: int = 40, seed: int = 3) -> Ledger:
+    """A random ledger of ``n`` sources with lots, minimum orders and fees on most of them."""
+    ledger = random_ledger(n, seed=seed)
+    rows = ledger.sources.copy()
+    rng = np.random.default_rng(seed)
+    rows["lot_hours"] = np.where(rng.random(n) < 0.4, 25.0, 0.0)
+    rows["min_order_hours"] = np.where(rng.random(n) < 0.4, 10.0, 0.0)
+    rows["fixed_fee_usd"] = np.where(rng.random(n) < 0.4, rng.uniform(100, 1_000, n), 0.0)
+    return Ledger(rows, ledger.cluster, ledger.path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--integer", type=int, default=1_000, help="Sources of the integer case (0: skip).")
+    parser.add_argument("--no-raw", action="store_true", help="Leave out raw highspy (slow at 100,000).")
     args = parser.parse_args()
     print(machine())
+    medians: dict[str, list[float]] = {}
     for n in args.sizes:
-        problem = from_ledger(random_ledger(n, seed=1), budget=200.0 * n)
+        ledger = random_ledger(n, seed=1, curves=CURVES)
+        problem = from_ledger(ledger, budget=200.0 * n)
         out: dict[str, object] = {}
-        t = interleaved(
-            {
-                "procure": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
-                "raw": _keep(out, "raw", highspy_adaptive, problem),
-                "fixed": _keep(out, "fixed", highspy_fixed, problem),
-            },
-            args.repeat,
-        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "sources.csv"
+            ledger.sources.replace([np.inf], np.nan).to_csv(path, index=False, na_rep="")
+            methods = {
+                "procure end to end": _keep(out, "e2e", lambda p: end_to_end(ledger, path, 200.0 * n), problem),
+                "procure solve": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
+                "dual alone": _keep(out, "dual", dual_alone, problem),
+            }
+            if not args.no_raw:
+                methods["raw highspy, adaptive"] = _keep(out, "raw", highspy_adaptive, problem)
+            if cvxpy_solve(from_ledger(random_ledger(20, seed=1), budget=4_000.0)) is not None:
+                methods["cvxpy + Clarabel"] = _keep(out, "cvxpy", cvxpy_solve, problem)
+            t = interleaved(methods, args.repeat)
         plan = out["procure"]
-        v_h, rounds_h, rows_h = out["raw"]  # type: ignore[misc]
-        v_f, gap_f, rows_f = out["fixed"]  # type: ignore[misc]
         print(f"{n:,} sources")
-        print(
-            f"  procure: {statistics.median(t['procure']):6.2f} s  build {plan.build_seconds:.2f} s, "  # type: ignore[attr-defined]
-            f"{plan.rounds} rounds, {plan.cuts:,} cuts, value {plan.value:,.3f}, gap {plan.gap:.1e}"  # type: ignore[attr-defined]
-        )
-        print(f"  raw highspy, adaptive: {statistics.median(t['raw']):6.2f} s  {rounds_h} rounds, {rows_h:,} cuts, "
-              f"value {v_h:,.3f}")  # fmt: skip
-        print(f"  raw highspy, 16 fixed cuts: {statistics.median(t['fixed']):6.2f} s  {rows_f:,} cuts, "
-              f"value {v_f:,.3f}, gap {gap_f:.1e}")  # fmt: skip
-        print("  " + ratio("procure / raw highspy adaptive", t["procure"], t["raw"], "≤ 2x"))
-        print("  " + ratio("procure / raw highspy 16 fixed cuts", t["procure"], t["fixed"]))
+        print(f"  procure: value {plan.value:,.6f}, bound {plan.value_upper_bound:,.6f}, "  # type: ignore[attr-defined]
+              f"gap {plan.gap:.1e}, {plan.rounds} round(s), {plan.cuts:,} cuts")  # type: ignore[attr-defined]  # fmt: skip
+        print(f"  dual bound {out['dual']:,.6f}; cvxpy {out.get('cvxpy', math.nan):,.6f}")
+        for name, times in t.items():
+            medians.setdefault(name, []).append(statistics.median(times))
+            print(f"  {name}: median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})")
+        for name in t:
+            if name != "dual alone":
+                print("  " + ratio(f"{name} / dual alone", t[name], t["dual alone"]))
+        if "cvxpy + Clarabel" in t:
+            print("  " + ratio("procure end to end / cvxpy + Clarabel", t["procure end to end"], t["cvxpy + Clarabel"]))
+    if len(args.sizes) > 1:
+        for name, m in medians.items():
+            print(f"scaling exponent, {name}: {exponent(args.sizes, m):.2f}")
     if args.integer:
         problem = from_ledger(integer_ledger(args.integer), budget=200.0 * args.integer)
         plans = []
@@ -193,6 +285,15 @@ def main() -> None:
             f"integer case, {args.integer:,} sources (a tenth with hill curves, lots or fees): median "
             f"{statistics.median(t['procure']):.2f} s (min {min(t['procure']):.2f}, max {max(t['procure']):.2f}), "
             f"{plan.rounds} rounds, value {plan.value:,.3f}, gap {plan.gap:.1e}"
+        )
+        probe = Program(from_ledger(target_ledger(), budget=40_000.0)).solve()
+        problem = from_ledger(target_ledger(), target=0.9 * probe.value)
+        t = interleaved({"procure": lambda: plans.append(Program(problem, tolerance=TOLERANCE).solve())}, args.repeat)
+        plan = plans[-1]
+        print(
+            f"target mode, 40 sources with lots, minimum orders and fees: median {statistics.median(t['procure']):.2f} s "
+            f"(min {min(t['procure']):.2f}, max {max(t['procure']):.2f}), {plan.rounds} budget solves, "
+            f"money {plan.spent_usd:,.2f} (lower bound {plan.money_lower_bound:,.2f})"
         )
 
 

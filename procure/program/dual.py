@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -174,6 +175,11 @@ class _Dual:
                     slope[idx] = np.where(inside, (up - down) / (y + step - low) / rate**2, 0.0)
         return x, slope
 
+    def marginal_at_held(self) -> np.ndarray:
+        """ρσφ·v'(e) at the hours held [value per h]."""
+        a = self.a
+        return np.asarray(value.derivative(a.rate * a.held, a.curve, a.k, a.shape), dtype=float) * a.rate
+
     def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
         self.evaluations += 1
@@ -196,12 +202,29 @@ def dual_bound(a: CurveArrays, rows: Rows, mu: np.ndarray) -> float:
     return _Dual(a, rows).g(np.asarray(mu, dtype=float))[0]
 
 
-def _start(d: _Dual) -> np.ndarray:
+class Evaluator(Protocol):
+    """What the projected Newton method needs of a dual (:class:`_Dual`, or the expected-value
+    dual of :mod:`procure.program.expected`)."""
+
+    rows: Rows
+    evaluations: int
+
+    def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """x(μ) and dx/dc."""
+
+    def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """g(μ), x(μ) and dx/dc."""
+
+    def marginal_at_held(self) -> np.ndarray:
+        """Each source's marginal value of its next hour at the hours held [value per h]."""
+
+
+def _start(d: Evaluator) -> np.ndarray:
     """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ)."""
-    a, rows = d.a, d.rows
+    rows = d.rows
     mu = np.zeros(len(rows.b))
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.asarray(value.derivative(a.rate * a.held, a.curve, a.k, a.shape), dtype=float) * a.rate
+        rate = d.marginal_at_held()
         top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
     if not (top > 0 and math.isfinite(top)):
         return mu
@@ -218,7 +241,13 @@ def _start(d: _Dual) -> np.ndarray:
 
 def solve_dual(a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> Dual:
     """Minimise g over μ ≥ 0 by projected Newton steps from ``start`` (else the budget alone)."""
-    d = _Dual(a, rows)
+    return minimise(_Dual(a, rows), start)
+
+
+def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
+    """Minimise the dual ``d`` over μ ≥ 0 by projected Newton steps with a backtracking line
+    search, from ``start`` (else from the budget's multiplier alone)."""
+    rows = d.rows
     mu = np.maximum(start, 0.0) if start is not None else _start(d)
     g, x, slope = d.g(mu)
     if not math.isfinite(g):

@@ -38,6 +38,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ..errors import invalid
 from .bounds import CurveArrays, curve_arrays, source_arrays
 from .dual import eligible
+from .expected import qualifies
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
 from .problem import Mode, Problem
 from .scenarios import ScenarioProblem, one_scenario
@@ -260,7 +261,7 @@ def build(
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
-    guided = dual_guide and sp.certain and fixed_hours is None and eligible(a)
+    guided = dual_guide and fixed_hours is None and (eligible(a) if sp.certain else qualifies(sp, a))
     add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
     return built
 

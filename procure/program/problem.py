@@ -90,6 +90,7 @@ class Problem:
     budget: float | None = None
     target: float | None = None
     max_share: dict[str, float] = field(default_factory=dict)
+    _columns: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n(self) -> int:
@@ -106,8 +107,14 @@ class Problem:
         raise InputError("budget and target: give exactly one (--budget B or --target V)")
 
     def column(self, name: str) -> np.ndarray:
-        """One column of :attr:`sources` as floats, in source order."""
-        return self.sources[name].to_numpy(dtype=float)
+        """One column of :attr:`sources` as floats, in source order (read once, read-only: a
+        problem is not changed in place; :func:`dataclasses.replace` makes a new one)."""
+        found = self._columns.get(name)
+        if found is None:
+            found = self.sources[name].to_numpy(dtype=float, copy=True)
+            found.setflags(write=False)
+            self._columns[name] = found
+        return found
 
     @property
     def rate(self) -> np.ndarray:

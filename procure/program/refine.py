@@ -16,9 +16,10 @@ import numpy as np
 
 from ..errors import Reason, SolveError
 from .dual import coupling_rows, eligible, solve_dual
-from .forms import add_cuts, refined_breakpoints
+from .expected import qualifies, solve_expected_dual
+from .forms import add_cuts, initial_points, refined_breakpoints
 from .plan import VALUE_ABS_TOLERANCE
-from .polish import polish_from
+from .polish import FEASIBILITY, polish_from
 from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -50,6 +51,10 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
     guided = _guided(program, deadline, tolerance)
     if guided is not None:
         return guided
+    if program.built.cut_count == 0:  # built for the guide, which placed none: the spread first cuts
+        a = program.built.arrays
+        add_cuts(program.built, *initial_points(a))
+        program.highs.sync_cuts()
     rel_gap = tolerance * MIP_GAP_SHARE
     gap = math.inf
     for rounds in range(1, MAX_ROUNDS + 1):
@@ -90,8 +95,10 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
     the cuts kept)."""
     built = program.built
     a = built.sources
-    if not program.dual_guide or not built.formulation.certain or program.fixed_hours is not None:
+    if not program.dual_guide or program.fixed_hours is not None:
         return None
+    if not built.formulation.certain:
+        return _guided_expected(program, deadline, tolerance)
     if built.has_integers or not eligible(a):
         return None
     rows = coupling_rows(program.problem, program.budget, built.capacity_names)
@@ -114,6 +121,37 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
         return None
     mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
     return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, 1, res, mu=mu)
+
+
+def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Refined | None:
+    """The guided solve of an expected-value scenario program (:mod:`procure.program.expected`):
+    each (scenario, source) curve gets a cut at its effective hours at the dual's optimum, and the
+    model is solved once; None where the program does not qualify or the bound does not close."""
+    built = program.built
+    sp = built.formulation
+    a = built.sources
+    if built.has_integers or not qualifies(sp, a):
+        return None
+    rows = coupling_rows(program.problem, program.budget, built.capacity_names)
+    dual = solve_expected_dual(sp, a, rows)
+    if not (dual.converged and np.all(np.isfinite(dual.x))):
+        return None
+    x = np.clip(dual.x, 0.0, a.room)
+    scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ x)
+    if np.any(rows.A @ x > rows.b + FEASIBILITY * scale):
+        return None
+    c = built.arrays
+    w = np.tile(x, sp.count)
+    if add_cuts(built, np.arange(len(c.rate)), c.rate * (c.held + w)):
+        program.highs.sync_cuts()
+    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
+    _e, v = c.value_of(w)
+    true_value = built.true_objective(v)
+    upper = max(float(res.bound), true_value)
+    gap = (upper - true_value) / max(abs(upper), 1e-12)
+    if not (gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE):
+        return None
+    return Refined(program.budget, x, w, true_value, upper, gap, 1, res)
 
 
 def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:

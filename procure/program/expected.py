@@ -1,0 +1,125 @@
+"""The dual of an expected-value scenario program: where its first cuts go.
+
+Without a risk weight, recourse or mix bounds, a scenario program maximises
+``Σ_s V_s(x_s)`` with ``V_s(x) = Σ_ω π_ω v_sω(a_sω (h0_s + x))``: still separable and concave
+in the hours bought now, under the same budget and capacity rows. Its Lagrangian dual is that
+of :mod:`procure.program.dual` with V_s in place of one curve: each source's hours at a price
+``c_s`` solve ``V_s'(x) = c_s``, found by bisection (V_s' falls with x), and dx/dc is
+``1 / V_s''`` by a central difference. The projected Newton method of
+:func:`procure.program.dual.minimise` then gives the multipliers and the hours; each (scenario,
+source) curve gets a tangent cut at its own effective hours there, and the model, solved once,
+bounds the plan: the tangents' slopes, weighted by the probabilities, are the expected slope
+the multipliers price, so the LP's optimum is the plan's value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import value
+from .bounds import CurveArrays
+from .dual import DUAL_CURVES, INVERSE_STEP, Dual, Rows, minimise
+from .scenarios import ScenarioProblem
+
+#: Bisection steps of V_s'(x) = c on [0, the source's box]: the bracket halved to 1e-30 of it.
+BISECTION_STEPS = 100
+#: Doublings of the bracket for a source without a finite box, from its saturation scale.
+BRACKET_DOUBLINGS = 200
+
+
+def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
+    """True for an expected-value program (no risk weight, recourse or mix bounds) of concave
+    curves the dual can price, with no integer terms."""
+    shaped = (a.curve != "power") | (a.shape <= 1)
+    return bool(
+        sp.risk_weight == 0
+        and sp.recourse_price_x is None
+        and not sp.base.max_share
+        and np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave)
+        and not a.binary.any()
+        and not (a.lots > 0).any()
+    )
+
+
+class _ExpectedDual:
+    """g(μ) and x(μ) for V_s, the probability-weighted curves of each source."""
+
+    def __init__(self, sp: ScenarioProblem, a: CurveArrays, rows: Rows) -> None:
+        self.sp, self.a, self.rows = sp, a, rows
+        self.evaluations = 0
+        n = sp.n
+        self.curve = np.broadcast_to(a.curve, (sp.count, n))
+        self.shape = np.broadcast_to(a.shape, (sp.count, n))
+        self.rate = sp.rate
+        self.k = sp.saturation_hours
+        self.p = sp.probability[:, None]
+
+    def slope(self, x: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """V_s'(x_s) of the sources ``columns`` [value per h]."""
+        rate = self.rate[:, columns]
+        e = rate * (self.a.held[columns] + x)[None, :]
+        dv = np.asarray(value.derivative(e, self.curve[:, columns], self.k[:, columns], self.shape[:, columns]), float)
+        return np.asarray(np.sum(self.p * rate * dv, axis=0), dtype=float)
+
+    def marginal_at_held(self) -> np.ndarray:
+        """V_s'(0): the expected marginal value of the next hour at the hours held [value per h]."""
+        return self.slope(np.zeros(self.sp.n), np.arange(self.sp.n))
+
+    def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """x(μ) within each box by bisection, and dx/dc where a source is strictly inside it."""
+        a = self.a
+        n = self.sp.n
+        c = self.rows.A.T @ mu
+        every = np.arange(n)
+        at_zero = self.slope(np.zeros(n), every)
+        x = np.zeros(n)
+        active = np.flatnonzero(at_zero > c)
+        room = a.room
+        if len(active):
+            lo = np.zeros(len(active))
+            hi = np.where(
+                np.isfinite(room[active]), room[active], np.maximum(np.nanmax(self.k[:, active], axis=0), 1.0)
+            )
+            unbounded = ~np.isfinite(room[active])
+            for _ in range(BRACKET_DOUBLINGS):
+                grow = unbounded & (self.slope(hi, active) > c[active])
+                if not grow.any():
+                    break
+                hi = np.where(grow, 2 * hi, hi)
+            full = self.slope(hi, active) >= c[active]
+            for _ in range(BISECTION_STEPS):
+                mid = 0.5 * (lo + hi)
+                above = self.slope(mid, active) > c[active]
+                lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+            x[active] = np.where(full & np.isfinite(room[active]), room[active], 0.5 * (lo + hi))
+            if np.any(full & unbounded):
+                x[active[full & unbounded]] = np.inf
+        slope = np.zeros(n)
+        inside = (x > 0) & (x < room) & np.isfinite(x)
+        if slopes and inside.any():
+            cols = np.flatnonzero(inside)
+            step = INVERSE_STEP * np.maximum(x[cols], 1.0)
+            curvature = (self.slope(x[cols] + step, cols) - self.slope(np.maximum(x[cols] - step, 0.0), cols)) / (
+                x[cols] + step - np.maximum(x[cols] - step, 0.0)
+            )
+            slope[cols] = np.where(curvature < 0, 1.0 / np.where(curvature < 0, curvature, -1.0), 0.0)
+        return x, slope
+
+    def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
+        self.evaluations += 1
+        x, slope = self.hours(mu)
+        if not np.all(np.isfinite(x)):
+            return float("inf"), x, slope
+        return self.value(x) - float((self.rows.A.T @ mu) @ x) + float(mu @ self.rows.b), x, slope
+
+    def value(self, x: np.ndarray) -> float:
+        """Σ_s V_s(x_s) [own-hour equivalents]."""
+        e = self.rate * (self.a.held + x)[None, :]
+        v = np.asarray(value.value(e, self.curve, self.k, self.shape), dtype=float)
+        return float(np.sum(self.p * v))
+
+
+def solve_expected_dual(sp: ScenarioProblem, a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> Dual:
+    """The expected-value program's dual minimum (multipliers, hours, bound); ``a`` the sources' arrays."""
+    return minimise(_ExpectedDual(sp, a, rows), start)
