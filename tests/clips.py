@@ -1,7 +1,12 @@
-"""Small video clips the tests encode themselves with PyAV, at known settings."""
+"""Small video clips the tests encode themselves, with PyAV or the ``ffmpeg`` tool, at known
+settings; and ``ffprobe``'s reading of a clip, an oracle apart from procure."""
 
 from __future__ import annotations
 
+import functools
+import json
+import shutil
+import subprocess
 from fractions import Fraction
 from pathlib import Path
 
@@ -75,3 +80,40 @@ def audio_only(path: Path) -> Path:
         container.mux(packet)
     container.close()
     return path
+
+
+#: The ``ffmpeg`` and ``ffprobe`` command-line tools, or None where they are not installed.
+FFMPEG = shutil.which("ffmpeg")
+FFPROBE = shutil.which("ffprobe")
+
+
+@functools.cache
+def ffmpeg_encoders() -> frozenset[str]:
+    """Names of the video encoders the ``ffmpeg`` tool has (empty without it)."""
+    if FFMPEG is None:
+        return frozenset()
+    listing = subprocess.run([FFMPEG, "-hide_banner", "-encoders"], capture_output=True, text=True, check=True).stdout
+    return frozenset(
+        line.split()[1] for line in listing.splitlines() if line.startswith(" V") and len(line.split()) > 1
+    )
+
+
+def ffmpeg(path: Path, *args: str) -> Path:
+    """Run the ``ffmpeg`` tool with ``args`` and write ``path``."""
+    assert FFMPEG is not None
+    subprocess.run([FFMPEG, "-hide_banner", "-v", "error", "-y", *args, str(path)], check=True, capture_output=True)
+    return path
+
+
+def ffprobe(path: Path) -> dict:
+    """``ffprobe``'s reading of the first video stream: its fields (``codec_name``,
+    ``r_frame_rate``, ``nb_read_packets``, …) and its packets (``pts``, ``duration``, ``size``,
+    ``flags``), read by FFmpeg's own tool, apart from PyAV and procure."""
+    assert FFPROBE is not None
+    out = subprocess.run(
+        [FFPROBE, "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_streams",
+         "-show_entries", "packet=pts,duration,size,flags", "-of", "json", str(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    found = json.loads(out)
+    return {**found["streams"][0], "packets": found.get("packets", [])}

@@ -2,26 +2,80 @@
 
 Reads ``meta/info.json`` of codebase versions 2.0, 2.1 and 3.0: the video features are the
 cameras (their shape read through the axis ``names``, channel-first or channel-last), the
-frames and frame rate give the hours held, the video files on disk give the bits per pixel,
-and the other features (dtype size × shape × fps) the non-video bytes a second. With PyAV,
-one probe of a video file adds the keyframe interval and the 1080p decode rate.
+frames and frame rate give the hours held, and the other features (dtype size × shape × fps)
+the non-video bytes a second. A LeRobot v1.x folder (``meta_data/info.json``) is refused with
+the version it has and the versions read.
+
+Bits per pixel come from the video files on disk, each read with PyAV
+(:func:`procure.pipeline.calibrate.read_stream`): their stream bytes over their own frames and
+pixels, so a partly downloaded dataset gives the bits per pixel of the videos it has, not their
+bytes spread over frames that are not there. What is on disk is counted against what
+``info.json`` declares, and a note says when the row rests on part of the dataset: for v2.x,
+the files of each episode and camera (``video_path``, ``total_episodes``, ``total_videos``);
+for v3.0, whose files hold many episodes each, the frames of each camera (``total_frames``).
+One file is then timed (:func:`procure.pipeline.calibrate.calibrate_file`, ``repeat`` runs) for
+the keyframe interval and the 1080p decode rate, with a note when its runs disagree. Without
+PyAV the bits per pixel are the video bytes over the declared frames when every declared file
+is on disk (for v3.0, which cannot tell, with a note saying it assumes so), and blank (with a
+note) when some are missing.
+
+Every number read is checked against a documented range (:data:`MAX_FPS`,
+:data:`MAX_TOTAL_FRAMES`, :data:`MAX_EPISODES`, :data:`MAX_FRAME_SIDE`,
+:data:`MAX_FEATURE_VALUES`), in Python integers that do not wrap; a value out of range stops
+the import with one line naming the file, the field, the value and what is allowed.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import string
+import sys
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, LedgerError
+from ..pipeline.calibrate import (
+    DEFAULT_REPEAT,
+    Progress,
+    Stream,
+    calibrate_file,
+    calibration_steps,
+    check_repeat,
+    read_stream,
+    require_av,
+)
 
 #: Codebase versions whose ``info.json`` is understood.
 VERSIONS = ("v2.0", "v2.1", "v3.0")
+#: Where a dataset's metadata is, from codebase version 2.0 on.
+INFO_PATH = Path("meta") / "info.json"
+#: Where a LeRobot v1.x dataset keeps its metadata (a layout procure does not read).
+LEGACY_INFO_PATH = Path("meta_data") / "info.json"
 #: Keys ``info.json`` must have.
 REQUIRED_KEYS = ("codebase_version", "fps", "total_frames", "features")
+#: Highest frame rate accepted [frames/s] (above 0).
+MAX_FPS = 10_000
+#: Most frames a dataset may declare [frames]: 10¹² is 9 million hours at 30 frames/s.
+MAX_TOTAL_FRAMES = 10**12
+#: Most episodes, video files or episodes a chunk a dataset may declare [count].
+MAX_EPISODES = 10**9
+#: Largest width, height or channel count of a video feature [px]: 65,536 is the largest
+#: frame side of H.265 and AV1.
+MAX_FRAME_SIDE = 65_536
+#: Most values one non-video feature may hold a frame (the product of its shape) [values].
+MAX_FEATURE_VALUES = 10**9
+#: Episodes a chunk when ``info.json`` gives no ``chunks_size`` (LeRobot's default) [episodes].
+DEFAULT_CHUNK_SIZE = 1000
+#: Most video files read for the bits per pixel; more are sampled evenly over their sorted paths.
+MAX_PROBED_FILES = 200
+#: Characters of a bad value shown in an error before it is shortened.
+MAX_SHOWN_CHARS = 40
 #: Bytes of one value of each feature dtype [B].
 DTYPE_BYTES = {
     "float64": 8, "float32": 4, "float16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
@@ -38,22 +92,91 @@ IMPORT_COLUMNS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class DatasetImport:
+    """A dataset read as a ledger row, and what to know about it.
+
+    Attributes
+    ----------
+    row : dict
+        The ledger row, keyed by ``sources.csv`` column (:data:`IMPORT_COLUMNS`).
+    notes : tuple of str
+        What the row rests on when it is not the whole dataset, or is uncertain: part of the
+        videos on disk, files sampled, a variable frame rate, noisy decode rates.
+    """
+
+    row: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row's columns and ``notes`` (a list), JSON-ready."""
+        return {**self.row, "notes": list(self.notes)}
+
+
 def _fail(path: Path, what: str) -> LedgerError:
     return LedgerError(f"{path}: {what}")
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened when long (a number of 400 digits)."""
+    text = repr(value)
+    if len(text) <= MAX_SHOWN_CHARS:
+        return text
+    return f"{text[: MAX_SHOWN_CHARS // 2]}…({len(text)} characters)"
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _whole(path: Path, info: dict[str, Any], key: str, low: int, high: int) -> int | None:
+    """``info[key]`` as a whole number from ``low`` to ``high``; None when absent."""
+    value = info.get(key)
+    if value is None:
+        return None
+    if not (_is_whole(value) and low <= value <= high):
+        raise _fail(path, f"{key} = {_shown(value)} is invalid: must be a whole number ≥ {low} and ≤ {high:,}")
+    return int(value)
+
+
+def _legacy_version(root: Path) -> str:
+    """The ``codebase_version`` a v1.x folder's ``meta_data/info.json`` names, or "v1.x"."""
+    try:
+        version = json.loads((root / LEGACY_INFO_PATH).read_text()).get("codebase_version")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return "v1.x"
+    return str(version) if version else "v1.x"
+
+
+def _not_supported(version: str) -> str:
+    advice = ": convert it to v2.1 or later with LeRobot's dataset conversion" if version.startswith("v1") else ""
+    return f"codebase_version = {version!r} is not supported: procure reads {', '.join(VERSIONS)}{advice}"
+
+
 def read_info(folder: str | Path) -> tuple[Path, dict[str, Any]]:
-    """``meta/info.json`` of a dataset folder, checked for the keys and version procure reads."""
+    """``meta/info.json`` of a dataset folder, checked for the keys, version and ranges
+    procure reads.
+
+    Raises
+    ------
+    LedgerError
+        Naming the file and field: not a folder, no ``meta/info.json`` (a v1.x dataset says
+        its version), not JSON, a missing field, a version not read, a value out of range.
+    """
     root = Path(folder)
-    path = root / "meta" / "info.json"
+    path = root / INFO_PATH
     if not root.is_dir():
         raise LedgerError(f"{root}: not a folder: a LeRobot dataset is a folder with meta/info.json")
     if not path.is_file():
-        raise _fail(path, "no such file: a LeRobot dataset folder has meta/info.json")
+        if (root / LEGACY_INFO_PATH).is_file():
+            raise _fail(root / LEGACY_INFO_PATH, f"a LeRobot v1.x dataset: {_not_supported(_legacy_version(root))}")
+        raise _fail(path, f"no such file: a LeRobot dataset folder ({', '.join(VERSIONS)}) has meta/info.json")
     try:
         info = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise _fail(path, f"not valid JSON: {exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise _fail(path, f"not valid JSON: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    except ValueError:  # an integer longer than Python converts
+        raise _fail(path, f"not valid JSON: a number has more than {sys.get_int_max_str_digits()} digits") from None
     if not isinstance(info, dict):
         raise _fail(path, "is not a JSON object")
     missing = [k for k in REQUIRED_KEYS if k not in info]
@@ -61,14 +184,21 @@ def read_info(folder: str | Path) -> tuple[Path, dict[str, Any]]:
         raise _fail(path, f"missing field(s) {', '.join(missing)}: required are {', '.join(REQUIRED_KEYS)}")
     version = str(info["codebase_version"])
     if version not in VERSIONS:
-        raise _fail(path, f"codebase_version = {version!r} is unknown: procure reads {', '.join(VERSIONS)}")
+        raise _fail(path, _not_supported(version))
     fps, frames = info["fps"], info["total_frames"]
-    if not (isinstance(fps, int | float) and not isinstance(fps, bool) and 0 < fps <= 10_000):
-        raise _fail(path, f"fps = {fps!r} is invalid: must be a number > 0 and ≤ 10000")
-    if not (isinstance(frames, int) and not isinstance(frames, bool) and frames >= 0):
-        raise _fail(path, f"total_frames = {frames!r} is invalid: must be a whole number ≥ 0")
+    if not (isinstance(fps, int | float) and not isinstance(fps, bool) and 0 < fps <= MAX_FPS):
+        raise _fail(path, f"fps = {_shown(fps)} is invalid: must be a number > 0 and ≤ {MAX_FPS:,}")
+    if not (_is_whole(frames) and 0 <= frames <= MAX_TOTAL_FRAMES):
+        raise _fail(
+            path, f"total_frames = {_shown(frames)} is invalid: must be a whole number ≥ 0 and ≤ {MAX_TOTAL_FRAMES:.0e}"
+        )
     if not isinstance(info["features"], dict):
-        raise _fail(path, "features is not an object")
+        raise _fail(path, f"features = {_shown(info['features'])} is invalid: must be an object of features")
+    for name, feature in info["features"].items():
+        if not isinstance(feature, dict):
+            raise _fail(path, f"features.{name} = {_shown(feature)} is invalid: must be an object with dtype and shape")
+    for key in ("total_episodes", "total_videos", "chunks_size"):
+        _whole(path, info, key, 1 if key == "chunks_size" else 0, MAX_EPISODES)
     return path, info
 
 
@@ -76,8 +206,16 @@ def _size(path: Path, name: str, feature: dict[str, Any]) -> tuple[int, int]:
     """Width and height of a video feature, read through its axis names."""
     shape = feature.get("shape")
     names = feature.get("names")
-    if not (isinstance(shape, list | tuple) and len(shape) == 3 and all(isinstance(v, int) for v in shape)):
-        raise _fail(path, f"features.{name}.shape = {shape!r} is invalid: a video feature has 3 whole numbers")
+    if not (
+        isinstance(shape, list | tuple)
+        and len(shape) == 3
+        and all(_is_whole(v) and 1 <= v <= MAX_FRAME_SIDE for v in shape)
+    ):
+        raise _fail(
+            path,
+            f"features.{name}.shape = {_shown(shape)} is invalid: a video feature has 3 whole numbers ≥ 1 and "
+            f"≤ {MAX_FRAME_SIDE:,} (height, width and channels)",
+        )
     if isinstance(names, list | tuple) and len(names) == 3 and "height" in names and "width" in names:
         return int(shape[list(names).index("width")]), int(shape[list(names).index("height")])
     if shape[0] in (1, 3, 4) and shape[2] not in (1, 3, 4):  # channel-first, names not given
@@ -85,10 +223,114 @@ def _size(path: Path, name: str, feature: dict[str, Any]) -> tuple[int, int]:
     return int(shape[1]), int(shape[0])  # channel-last: height, width, channels
 
 
+def _values(path: Path, name: str, feature: dict[str, Any]) -> int:
+    """Values a frame of a non-video feature holds: the product of its shape (1 if none)."""
+    shape = feature.get("shape")
+    if shape is None or (isinstance(shape, list | tuple) and not shape):
+        return 1
+    allowed = f"a list of whole numbers ≥ 0 whose product is ≤ {MAX_FEATURE_VALUES:.0e}"
+    if not (isinstance(shape, list | tuple) and all(_is_whole(v) and 0 <= v <= MAX_FEATURE_VALUES for v in shape)):
+        raise _fail(path, f"features.{name}.shape = {_shown(shape)} is invalid: must be {allowed}")
+    values = math.prod(int(v) for v in shape)  # Python integers: no wrap-around
+    if values > MAX_FEATURE_VALUES:
+        raise _fail(path, f"features.{name}.shape = {_shown(shape)} is invalid: must be {allowed}, not {values:,}")
+    return values
+
+
 def _video_info(feature: dict[str, Any]) -> dict[str, Any]:
     # v2.0 writes "video_info", v2.1 and v3.0 "info".
     info = feature.get("info") or feature.get("video_info") or {}
     return info if isinstance(info, dict) else {}
+
+
+def _pattern(template: object) -> re.Pattern[str] | None:
+    """A regular expression matching the paths of ``info.json``'s ``video_path`` template, with
+    a group per field (``video_key``, ``episode_index``, …); None without a usable template."""
+    if not isinstance(template, str) or not template:
+        return None
+    parts: list[str] = []
+    seen: set[str] = set()
+    try:
+        for literal, field, spec, _conversion in string.Formatter().parse(template):
+            parts.append(re.escape(literal))
+            if field is None:
+                continue
+            if not field.isidentifier():
+                return None
+            if field in seen:  # the same field twice: the same text twice
+                parts.append(f"(?P={field})")
+            else:
+                parts.append(f"(?P<{field}>[0-9]+)" if (spec or "").endswith("d") else f"(?P<{field}>.+?)")
+            seen.add(field)
+        return re.compile("".join(parts))
+    except (ValueError, re.error):
+        return None
+
+
+def _files(root: Path) -> list[Path]:
+    folder = root / "videos"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in VIDEO_SUFFIXES and p.is_file())
+
+
+def _v2_coverage(root: Path, info: dict[str, Any], cameras: list[str], files: list[Path]) -> str | None:
+    """A note when a v2.x dataset's video files on disk are fewer than it declares."""
+    episodes = info.get("total_episodes")
+    declared = info.get("total_videos")
+    if declared is None and episodes is not None:
+        declared = episodes * len(cameras)
+    if declared is None or len(files) >= declared:
+        return None
+    pattern = _pattern(info.get("video_path"))
+    held: dict[int, set[str]] = {}
+    if pattern is not None and episodes is not None:
+        for p in files:
+            match = pattern.fullmatch(p.relative_to(root).as_posix())
+            if match and "episode_index" in match.groupdict() and match.groupdict().get("video_key") in cameras:
+                held.setdefault(int(match.group("episode_index")), set()).add(str(match.group("video_key")))
+    if held:
+        complete = sum(1 for keys in held.values() if len(keys) == len(cameras))
+        return (
+            f"{complete:,} of {episodes:,} episodes have every camera's video on disk "
+            f"({len(files):,} of {declared:,} files)"
+        )
+    return f"{len(files):,} of {declared:,} video files on disk"
+
+
+def _camera(root: Path, path: Path, pattern: re.Pattern[str] | None, cameras: list[str]) -> str | None:
+    """The video feature a file belongs to: from the ``video_path`` template, else the
+    folder named after the feature."""
+    rel = path.relative_to(root)
+    if pattern is not None:
+        match = pattern.fullmatch(rel.as_posix())
+        if match and match.groupdict().get("video_key") in cameras:
+            return str(match.group("video_key"))
+    return next((part for part in rel.parts if part in cameras), None)
+
+
+def _v3_coverage(root: Path, info: dict[str, Any], cameras: list[str], probed: list[Stream]) -> str | None:
+    """A note when a v3.0 dataset's video files on disk hold fewer frames than it declares."""
+    pattern = _pattern(info.get("video_path"))
+    held: Counter[str] = Counter()
+    for s in probed:
+        held[_camera(root, Path(s.file), pattern, cameras) or ""] += s.frames
+    total = int(info["total_frames"])
+    on_disk = sum(min(held[c], total) for c in cameras)
+    if on_disk >= total * len(cameras):
+        return None
+    return (
+        f"the videos on disk hold {on_disk:,} of the {total * len(cameras):,} frames info.json declares "
+        f"({len(cameras)} cameras × {total:,})"
+    )
+
+
+def _sample(files: list[Path]) -> list[Path]:
+    """At most :data:`MAX_PROBED_FILES` files, evenly spaced over the sorted list."""
+    if len(files) <= MAX_PROBED_FILES:
+        return files
+    picks = np.unique(np.linspace(0, len(files) - 1, MAX_PROBED_FILES).round().astype(int))
+    return [files[i] for i in picks.tolist()]
 
 
 def import_lerobot(
@@ -98,13 +340,15 @@ def import_lerobot(
     kind: str = "own",
     price: float | None = None,
     probe: bool = True,
-) -> dict[str, Any]:
-    """A ledger row (keyed by ``sources.csv`` column) for a LeRobot dataset folder.
+    repeat: int = DEFAULT_REPEAT,
+    progress: Progress | None = None,
+) -> DatasetImport:
+    """A ledger row (keyed by ``sources.csv`` column) for a LeRobot dataset folder, and notes.
 
     Parameters
     ----------
     folder : path-like
-        The dataset's folder (with ``meta/info.json``; ``videos/`` for the video bytes).
+        The dataset's folder (with ``meta/info.json``; ``videos/`` for the video files).
     source : str, optional
         The row's name; the folder's name by default.
     kind : str, default "own"
@@ -112,38 +356,48 @@ def import_lerobot(
     price : float, optional
         The price of an hour [$/h]; 0 by default (a dataset already held).
     probe : bool, default True
-        Probe one video file with PyAV (when installed) for ``gop`` and ``core_fps_1080p``.
+        Read the video files with PyAV (when installed): each file's frames and stream bytes
+        for ``bits_per_pixel``, and one file timed for ``gop`` and ``core_fps_1080p``.
+    repeat : int, default 5
+        Timed decoding runs of that file (:data:`procure.pipeline.calibrate.DEFAULT_REPEAT`),
+        1 to :data:`procure.pipeline.calibrate.MAX_REPEAT`.
+    progress : callable, optional
+        ``progress(done, total)``, called as each file is read and each timed run ends.
+
+    Returns
+    -------
+    DatasetImport
+        The row and its notes.
 
     Raises
     ------
     LedgerError
-        Naming the file and field: no ``info.json``, a missing field, an unknown version, no
-        video feature, a shape that is not a video's.
+        Naming the file and field: no ``info.json``, a v1.x dataset, a missing field, a
+        version not read, no video feature, a shape that is not a video's, a number out of
+        range.
+    InputError
+        A ``repeat`` out of range, or a video file that cannot be read (naming it).
     """
+    runs = check_repeat(repeat)
     path, info = read_info(folder)
     root = Path(folder)
     fps = float(info["fps"])
     frames = int(info["total_frames"])
-    videos = {k: f for k, f in info["features"].items() if isinstance(f, dict) and f.get("dtype") == "video"}
+    videos = {k: f for k, f in info["features"].items() if f.get("dtype") == "video"}
     if not videos:
         raise _fail(path, "has no video feature (dtype 'video'): procure prices video hours")
+    cameras = list(videos)
     sizes = [_size(path, k, f) for k, f in videos.items()]
     width, height = max(sizes, key=lambda wh: wh[0] * wh[1])
-    codecs = [str(_video_info(f).get("video.codec", "")) for f in videos.values()]
+    declared_codecs = [str(_video_info(f).get("video.codec", "")) for f in videos.values()]
     extra = 0.0
     for name, feature in info["features"].items():
-        if not isinstance(feature, dict) or feature.get("dtype") in NO_BYTES:
+        if feature.get("dtype") in NO_BYTES:
             continue
         dtype = str(feature.get("dtype"))
         if dtype not in DTYPE_BYTES:
             raise _fail(path, f"features.{name}.dtype = {dtype!r} is unknown: known are {', '.join(DTYPE_BYTES)}")
-        shape = feature.get("shape") or [1]
-        extra += DTYPE_BYTES[dtype] * float(np.prod([int(v) for v in shape])) * fps
-    files = sorted(p for p in (root / "videos").rglob("*") if p.suffix.lower() in VIDEO_SUFFIXES) if (
-        root / "videos"
-    ).is_dir() else []  # fmt: skip
-    video_bytes = sum(p.stat().st_size for p in files)
-    pixels = frames * sum(w * h for w, h in sizes)
+        extra += DTYPE_BYTES[dtype] * _values(path, name, feature) * fps
     row: dict[str, Any] = {
         "source": source or root.resolve().name,
         "kind": kind,
@@ -153,21 +407,88 @@ def import_lerobot(
         "width": width,
         "height": height,
         "fps": fps,
-        "codec": next((c for c in codecs if c), ""),
-        "bits_per_pixel": video_bytes * 8.0 / pixels if video_bytes and pixels else math.nan,
+        "codec": next((c for c in declared_codecs if c), ""),
+        "bits_per_pixel": math.nan,
         "extra_bytes_per_s": extra,
         "gop": math.nan,
         "core_fps_1080p": math.nan,
     }
-    if probe and files:
+    files = _files(root)
+    if not files:
+        return DatasetImport(row, ("no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank",))
+    with_av = probe
+    if probe:
         try:
-            from ..pipeline.calibrate import calibrate_file, require_av
-
             require_av()
         except InputError:
-            return row  # without PyAV the decoding columns stay blank: the cluster's values
-        measured = calibrate_file(files[0], repeat=1)
-        row["gop"] = measured.gop
-        row["core_fps_1080p"] = measured.core_fps_1080p
-        row["codec"] = row["codec"] or measured.codec
-    return row
+            with_av = False
+    if not with_av:
+        notes = _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
+        if probe:
+            notes.append("gop and core_fps_1080p left blank: timing a video file needs PyAV")
+        return DatasetImport(row, tuple(notes))
+    return DatasetImport(row, tuple(_from_probes(row, root, info, cameras, files, runs, progress)))
+
+
+def _from_file_bytes(
+    row: dict[str, Any], root: Path, info: dict[str, Any], cameras: list[str], files: list[Path], pixels: int
+) -> list[str]:
+    """Without PyAV: ``row``'s bits per pixel from the files' bytes over the declared pixels
+    (when every declared file is on disk); the notes."""
+    v3 = str(info["codebase_version"]) == "v3.0"
+    coverage = None if v3 else _v2_coverage(root, info, cameras, files)
+    if coverage is not None or not pixels:
+        reason = f"{coverage}; counting their frames needs PyAV (pip install 'procure[video]')" if coverage else (
+            "the dataset declares no frames"
+        )  # fmt: skip
+        return [f"bits_per_pixel left blank: {reason}"]
+    row["bits_per_pixel"] = sum(p.stat().st_size for p in files) * 8.0 / pixels
+    if v3:
+        return [
+            "bits per pixel: the video bytes on disk over every declared frame, as if every video were on disk "
+            "(counting the frames of each file needs PyAV: pip install 'procure[video]')"
+        ]
+    return []
+
+
+def _from_probes(
+    row: dict[str, Any], root: Path, info: dict[str, Any], cameras: list[str], files: list[Path], runs: int,
+    progress: Progress | None,
+) -> list[str]:  # fmt: skip
+    """With PyAV: ``row``'s codec and bits per pixel from the files on disk, each read (at most
+    :data:`MAX_PROBED_FILES`), and its keyframe interval and 1080p decode rate from the first
+    one timed; the notes."""
+    chosen = _sample(files)
+    steps = len(chosen) + calibration_steps(runs)
+
+    def tick(done: int) -> None:
+        if progress is not None:
+            progress(done, steps)
+
+    probed: list[Stream] = []
+    for k, p in enumerate(chosen, start=1):
+        probed.append(read_stream(p))
+        tick(k)
+    bits = sum(s.stream_bytes * 8.0 for s in probed)
+    row["bits_per_pixel"] = bits / sum(s.frames * s.width * s.height for s in probed)
+    row["codec"] = Counter(s.codec for s in probed).most_common(1)[0][0]
+    notes: list[str] = []
+    if str(info["codebase_version"]) == "v3.0":
+        coverage = _v3_coverage(root, info, cameras, probed) if len(chosen) == len(files) else None
+    else:
+        coverage = _v2_coverage(root, info, cameras, files)
+    if coverage:
+        notes.append(f"{coverage}; bits per pixel from those")
+    if len(chosen) < len(files):
+        notes.append(f"bits per pixel from {len(chosen):,} of the {len(files):,} video files on disk, evenly spaced")
+    variable = [s for s in probed if not s.constant_rate]
+    if variable:
+        notes.append(
+            f"{len(variable):,} of {len(probed):,} video files have a variable frame rate (steps between frames "
+            f"spread up to {max(s.fps_spread for s in variable):.3g}×)"
+        )
+    measured = calibrate_file(chosen[0], repeat=runs, progress=lambda done, _total: tick(len(chosen) + done))
+    row["gop"] = measured.gop
+    row["core_fps_1080p"] = measured.core_fps_1080p
+    notes.extend(f"{measured.file}: {n}" for n in measured.notes if n not in probed[0].notes)  # the decode rates
+    return notes

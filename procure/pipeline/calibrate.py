@@ -1,10 +1,33 @@
 """Calibration: a team's own video measured, so that its bill rests on its own numbers.
 
-For each file, with PyAV (its wheels bundle FFmpeg): the codec, size, frame rate and frame count
-from the container; the bits per pixel from the stream's packet bytes; the keyframe interval
-from the packets' keyframe flags; the decode rate of one decoding thread, frames decoded and
-converted to RGB as training would, after a warm-up, over ``repeat`` runs; and the frames a
-random read decodes, by seeking to the keyframe before random frames and decoding up to them.
+For each file, with PyAV (its wheels bundle FFmpeg): the codec (its name, as ``ffprobe``'s
+``codec_name`` gives it: ``av1``, never the decoder's ``libdav1d``), size, frame rate and frame
+count from the container; the bits per pixel from the stream's packet bytes; the keyframe
+interval from the packets' keyframe flags; the decode rate of one decoding thread, frames
+decoded and converted to RGB as training would, after a warm-up, over ``repeat`` runs; and the
+frames a random read decodes, by seeking to the keyframe before random frames and decoding up
+to them.
+
+Frame rate. Containers keep time in ticks of the stream's ``time_base``; Matroska and WebM in
+milliseconds, so 30 frames/s is steps of 33 and 34 ms. A stream is at a constant rate when its
+timestamps lie on the grid of a rate the stream declares (FFmpeg's ``r_frame_rate``, then
+``avg_frame_rate``) to within one tick of the time resolution: every frame's offset from the
+grid, max minus min, is at most one tick (each time rounded to a tick), or none at all when a
+frame lasts a whole number of ticks (nothing to round). The tick is the coarsest resolution the
+timestamps show, the greatest common divisor of their offsets from the first (an MP4 remuxed
+from Matroska keeps millisecond steps in a finer ``time_base``). A stream off every declared
+grid (a robot log with dropped frames) is measured at its mean rate, frames over duration (the
+last frame's time plus its duration, less the first frame's time), with its spread (longest
+over shortest frame step) and a note.
+
+Decode rates vary with the machine's load. When the timed runs spread more than
+:data:`DECODE_SPREAD_LIMIT` (fastest over slowest, 1.5×), the calibration notes it, with the
+runs the median would need to be within :data:`DECODE_PRECISION` (5 %) of the machine's rate:
+``(√(π/2) × cv / 0.05)²`` for a coefficient of variation ``cv`` of the runs (the standard error
+of a median is √(π/2) times that of a mean).
+
+Still images (one frame, an image container such as ``png_pipe``, or an image codec such as
+PNG) are refused: a picture has no frame rate, keyframe interval or decode rate to measure.
 
 PyAV is an optional dependency (``pip install 'procure[video]'``); :func:`require_av` says so in
 one line when it is missing.
@@ -12,10 +35,13 @@ one line when it is missing.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -31,21 +57,36 @@ WARMUP_FRAMES = 10
 #: Random frames each file is read at to measure the frames a random read decodes; the mean's
 #: standard error is about gop / √12 / √100 = 0.029 × gop (0.9 frames at a keyframe every 30).
 RANDOM_READS = 100
-#: Relative spread of the frame-to-frame time steps above which a stream counts as variable
-#: frame rate [1].
-VFR_TOLERANCE = 0.01
 #: Most timed runs a calibration makes of a file.
 MAX_REPEAT = 100
+#: Fastest over slowest timed decoding run [1] above which the decode rate is noted as
+#: uncertain (a busy machine; 1 ≤ bound).
+DECODE_SPREAD_LIMIT = 1.5
+#: Relative standard error of the median decode rate that the runs advised in the note reach [1].
+DECODE_PRECISION = 0.05
+#: Standard error of the median of normal samples over that of their mean, √(π/2) [1].
+MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)
+#: FFmpeg demuxers of still images (besides every ``*_pipe`` demuxer: ``png_pipe``, ``jpeg_pipe``, …).
+IMAGE_FORMATS = ("image2", "image2pipe")
+#: Suffix of the names of FFmpeg's single-image demuxers.
+IMAGE_PIPE_SUFFIX = "_pipe"
+#: Codecs (FFmpeg names) of still images.
+IMAGE_CODECS = (
+    "png", "bmp", "tiff", "webp", "jpeg2000", "jpegls", "qoi", "pam", "pbm", "pgm", "pgmyuv", "ppm",
+    "sgi", "targa", "pcx", "exr", "dpx", "xbm", "xpm", "xwd", "sunrast", "hdr",
+)  # fmt: skip
 
 #: Keys of one file's calibration, with units.
 CALIBRATION_KEYS = {
     "file": "path as given",
-    "codec": "decoder name (h264, av1, mpeg4, …)",
+    "codec": "codec name, as ffprobe's codec_name (h264, av1, vp9, mpeg4, …)",
     "width": "px",
     "height": "px",
-    "fps": "frames/s",
+    "fps": "frames/s: the declared rate when the timestamps lie on its grid, else frames / duration_s",
     "frames": "frames",
     "duration_s": "s",
+    "constant_rate": "true when the timestamps lie on the grid of the declared rate (within one tick)",
+    "fps_spread": "longest over shortest step between frames [1]; 1 at a constant rate",
     "bits_per_pixel": "bit/px: stream bytes × 8 / (frames × width × height)",
     "gop": "frames between keyframes (median over the file)",
     "decode_fps": "frames/s, one thread, decoded and converted to RGB (median of the runs)",
@@ -53,7 +94,11 @@ CALIBRATION_KEYS = {
     "decode_fps_max": "frames/s",
     "core_fps_1080p": "frames/s at 1080p: decode_fps × width × height / (1920 × 1080)",
     "random_read_frames": "frames decoded to reach a random frame from the keyframe before it (mean)",
+    "notes": "what to know about the numbers: a variable frame rate, noisy decode rates",
 }
+
+#: ``progress(done, total)``: called as the steps of a measurement finish.
+Progress = Callable[[int, int], None]
 
 
 def require_av() -> Any:
@@ -63,6 +108,38 @@ def require_av() -> Any:
     except ImportError:
         raise InputError("calibration needs PyAV: pip install 'procure[video]'") from None
     return av
+
+
+def check_repeat(repeat: object) -> int:
+    """``repeat`` as the number of timed runs, or an :class:`InputError` naming what is allowed."""
+    if not (isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= MAX_REPEAT):
+        raise InputError(f"repeat = {repeat!r} is invalid: must be a whole number ≥ 1 and ≤ {MAX_REPEAT}")
+    return repeat
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A file's video stream as its packets tell it, without decoding (units in
+    :data:`CALIBRATION_KEYS`)."""
+
+    file: str
+    codec: str
+    width: int
+    height: int
+    fps: float
+    frames: int
+    duration_s: float
+    constant_rate: bool
+    fps_spread: float
+    stream_bytes: int
+    notes: tuple[str, ...]
+    pts: tuple[int, ...] = field(repr=False, compare=False)
+    keyframes: tuple[bool, ...] = field(repr=False, compare=False)
+
+    @property
+    def bits_per_pixel(self) -> float:
+        """Stream bytes × 8 / (frames × width × height) [bit/px]."""
+        return self.stream_bytes * 8.0 / (self.frames * self.width * self.height)
 
 
 @dataclass(frozen=True)
@@ -76,6 +153,8 @@ class Calibration:
     fps: float
     frames: int
     duration_s: float
+    constant_rate: bool
+    fps_spread: float
     bits_per_pixel: float
     gop: float
     decode_fps: float
@@ -83,10 +162,13 @@ class Calibration:
     decode_fps_max: float
     core_fps_1080p: float
     random_read_frames: float
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's calibration as a JSON-ready dict."""
-        return asdict(self)
+        """The file's calibration as a JSON-ready dict (``notes`` a list)."""
+        out = asdict(self)
+        out["notes"] = list(self.notes)
+        return out
 
 
 def _bad(path: str | Path, what: str) -> InputError:
@@ -102,9 +184,71 @@ def _open(av: Any, path: str | Path) -> Any:
         raise _bad(path, f"not a video FFmpeg can read ({type(exc).__name__})") from None
 
 
-def _packets(av: Any, path: str | Path) -> tuple[Any, list[int], list[bool], int]:
-    """The stream's facts: its video stream, the packets' times in presentation order, their
-    keyframe flags, and the stream's bytes."""
+def _codec_name(stream: Any) -> str:
+    """The codec's name as ``ffprobe`` gives it (``av1``), not the decoder's (``libdav1d``)."""
+    codec = stream.codec_context.codec
+    return str(getattr(codec, "canonical_name", None) or codec.name)
+
+
+def _rates(stream: Any) -> list[Fraction]:
+    """The frame rates the stream declares [frames/s], most trusted first, without repeats."""
+    out: list[Fraction] = []
+    for rate in (stream.base_rate, stream.average_rate, stream.guessed_rate):
+        if rate and rate > 0 and Fraction(rate) not in out:
+            out.append(Fraction(rate))
+    return out
+
+
+def frame_timing(
+    pts: Sequence[int], time_base: Fraction, declared: Sequence[Fraction], last_duration: int = 0
+) -> tuple[float, bool, float, float]:
+    """The frame rate of a stream from its presentation times.
+
+    Parameters
+    ----------
+    pts : sequence of int
+        The frames' presentation times in ticks, ascending, at least two, all different.
+    time_base : Fraction
+        Seconds a tick [s].
+    declared : sequence of Fraction
+        Frame rates the stream declares [frames/s], most trusted first.
+    last_duration : int, default 0
+        The last frame's duration [ticks]; 0 when unknown (the median step is taken).
+
+    Returns
+    -------
+    tuple of (float, bool, float, float)
+        The rate [frames/s]; whether the times lie on the grid of a declared rate (then the
+        rate is that one); the spread, longest over shortest step [1] (1 on a grid); and the
+        duration [s], frames over the rate.
+    """
+    frames = len(pts)
+    offsets = [int(p) - int(pts[0]) for p in pts]
+    tick = math.gcd(*offsets)  # the coarsest time resolution the timestamps show [ticks]
+    for rate in declared:
+        period = 1 / (rate * time_base)  # ticks a frame, exact
+        scaled = [o * period.denominator - i * period.numerator for i, o in enumerate(offsets)]
+        spread = max(scaled) - min(scaled)  # of the offsets from the grid [ticks / period.denominator]
+        rounded = (period / tick).denominator != 1  # frames fall between ticks, each rounded to one
+        if spread == 0 or (rounded and spread <= tick * period.denominator):
+            return float(rate), True, 1.0, float(frames / rate)
+    steps = np.diff(np.asarray(offsets, dtype=np.int64))
+    last = last_duration if last_duration > 0 else int(np.median(steps))
+    duration = float((offsets[-1] + last) * time_base)
+    return frames / duration, False, float(steps.max() / steps.min()), duration
+
+
+def read_stream(path: str | Path) -> Stream:
+    """A file's video stream from its packets, without decoding: codec, size, frame rate,
+    frames, stream bytes and keyframes.
+
+    Raises
+    ------
+    InputError
+        Naming the file: not a video, no video stream (audio only), no frames, a still image,
+        frames sharing a timestamp, no frame rate, or corrupt packets.
+    """
+    av = require_av()
     container = _open(av, path)
     try:
         if not container.streams.video:
@@ -116,17 +260,40 @@ def _packets(av: Any, path: str | Path) -> tuple[Any, list[int], list[bool], int
             for packet in container.demux(stream):
                 if packet.size == 0 or packet.pts is None:
                     continue
-                packets.append((int(packet.pts), bool(packet.is_keyframe)))
+                packets.append((int(packet.pts), bool(packet.is_keyframe), int(packet.duration or 0)))
                 size += packet.size
         except av.error.FFmpegError as exc:
             raise _bad(path, f"is corrupt or truncated: {type(exc).__name__} while reading packets") from None
-        facts = (stream.codec_context.name, stream.width, stream.height, stream.average_rate, stream.time_base)
+        codec, form = _codec_name(stream), str(container.format.name)
+        width, height, time_base, declared = stream.width, stream.height, stream.time_base, _rates(stream)
     finally:
         container.close()
     if not packets:
         raise _bad(path, "has a video stream with no frames")
+    if form in IMAGE_FORMATS or form.endswith(IMAGE_PIPE_SUFFIX) or codec in IMAGE_CODECS or len(packets) == 1:
+        what = f"{len(packets)} frame" + ("s" if len(packets) > 1 else "")
+        raise _bad(path, f"is a still image ({codec} in {form}, {what}), not a video: calibrate a video file")
     packets.sort()
-    return facts, [p for p, _ in packets], [k for _, k in packets], size
+    pts = [p for p, _, _ in packets]
+    shared = sum(1 for a, b in itertools.pairwise(pts) if b <= a)
+    if shared:
+        raise _bad(path, f"has {shared} frames sharing a timestamp with another: their times cannot be read")
+    if not time_base:
+        raise _bad(path, "has no time base: its frames have no times")
+    fps, constant, spread, duration = frame_timing(pts, Fraction(time_base), declared, packets[-1][2])
+    if not (fps > 0 and math.isfinite(fps)):
+        raise _bad(path, "has no frame rate")
+    notes: tuple[str, ...] = ()
+    if not constant:
+        notes = (
+            f"variable frame rate: steps between frames spread {spread:.3g}× (longest over shortest); "
+            f"measured at its mean rate, {len(pts):,} frames over {duration:.6g} s = {fps:.6g} frames/s",
+        )
+    return Stream(
+        file=str(path), codec=codec, width=int(width), height=int(height), fps=fps, frames=len(pts),
+        duration_s=duration, constant_rate=constant, fps_spread=spread, stream_bytes=size, notes=notes,
+        pts=tuple(pts), keyframes=tuple(k for _, k, _ in packets),
+    )  # fmt: skip
 
 
 def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) -> tuple[int, float]:
@@ -154,7 +321,7 @@ def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) ->
     return decoded - warmup, seconds
 
 
-def _random_reads(av: Any, path: str | Path, pts: list[int], reads: int, seed: int) -> float:
+def _random_reads(av: Any, path: str | Path, pts: Sequence[int], reads: int, seed: int) -> float:
     """Mean frames decoded to reach a random frame by seeking to the keyframe before it; with
     ``reads`` at least the frames, every frame once (the exact mean over the file)."""
     rng = np.random.default_rng(seed)
@@ -176,66 +343,113 @@ def _random_reads(av: Any, path: str | Path, pts: list[int], reads: int, seed: i
     return float(np.mean(counts))
 
 
+def decode_spread_note(rates: Sequence[float]) -> str | None:
+    """A note when timed decoding runs spread more than :data:`DECODE_SPREAD_LIMIT` (fastest
+    over slowest), with the runs the median would need to be within :data:`DECODE_PRECISION`;
+    None when they agree (or there is one run).
+
+    Parameters
+    ----------
+    rates : sequence of float
+        The runs' decode rates [frames/s], each > 0.
+    """
+    if len(rates) < 2:
+        return None
+    spread = max(rates) / min(rates)
+    if spread <= DECODE_SPREAD_LIMIT:
+        return None
+    cv = statistics.stdev(rates) / statistics.mean(rates)
+    needed = math.ceil((MEDIAN_EFFICIENCY * cv / DECODE_PRECISION) ** 2)
+    advice = (
+        f"about {needed} runs (--repeat {needed}) would put the median within {100 * DECODE_PRECISION:g} %"
+        if needed <= MAX_REPEAT
+        else f"more than {MAX_REPEAT} runs would be needed to put the median within {100 * DECODE_PRECISION:g} %"
+    )
+    return (
+        f"decode rates spread {spread:.2f}× over {len(rates)} runs (fastest over slowest; trusted up to "
+        f"{DECODE_SPREAD_LIMIT:g}×): {advice}; a busy machine spreads them, so run on an idle one"
+    )
+
+
+def calibration_steps(repeat: int) -> int:
+    """Steps :func:`calibrate_file` reports to its ``progress``: reading the packets, the
+    untimed pass, ``repeat`` timed runs and the random reads."""
+    return repeat + 3
+
+
 def calibrate_file(
-    path: str | Path, *, repeat: int = DEFAULT_REPEAT, reads: int = RANDOM_READS, seed: int = 0
+    path: str | Path,
+    *,
+    repeat: int = DEFAULT_REPEAT,
+    reads: int = RANDOM_READS,
+    seed: int = 0,
+    progress: Progress | None = None,
 ) -> Calibration:
     """Measure one video file.
 
     Parameters
     ----------
     path : path-like
-        A video file FFmpeg reads (MP4, MKV, …).
+        A video file FFmpeg reads (MP4, MKV, WebM, …).
     repeat : int, default 5
-        Timed decoding runs; the decode rate is their median, with min and max.
+        Timed decoding runs, 1 to :data:`MAX_REPEAT`; the decode rate is their median, with min
+        and max (and a note when they spread more than :data:`DECODE_SPREAD_LIMIT`).
     reads : int, default 100
         Random frames read to measure ``random_read_frames`` (every frame once if the file has
         no more frames than this).
     seed : int, default 0
         Seed of the random frames read.
+    progress : callable, optional
+        ``progress(done, total)``, called after each of :func:`calibration_steps` steps.
 
     Raises
     ------
     InputError
-        Naming the file: not a video, no video stream (audio only), no frames, corrupt or
-        truncated, variable frame rate; or a ``repeat`` out of range.
+        Naming the file: not a video, no video stream (audio only), no frames, a still image,
+        corrupt or truncated; or a ``repeat`` out of range.
     """
-    if not (isinstance(repeat, int) and 1 <= repeat <= MAX_REPEAT):
-        raise InputError(f"repeat = {repeat!r} is invalid: must be a whole number ≥ 1 and ≤ {MAX_REPEAT}")
+    check_repeat(repeat)
     av = require_av()
-    (codec, width, height, rate, time_base), pts, keys, size = _packets(av, path)
-    frames = len(pts)
-    steps = np.diff(np.asarray(pts, dtype=float))
-    if len(steps) and (steps.min() <= 0 or (steps.max() - steps.min()) > VFR_TOLERANCE * steps.mean()):
-        raise _bad(
-            path, "has a variable frame rate: its frames are not evenly spaced in time; re-encode it at a constant rate"
-        )
-    fps = float(rate) if rate else (1.0 / (float(steps.mean()) * float(time_base)) if len(steps) else math.nan)
-    if not (fps > 0 and math.isfinite(fps)):
-        raise _bad(path, "has no frame rate")
-    where = np.flatnonzero(np.asarray(keys))
-    gop = float(np.median(np.diff(where))) if len(where) > 1 else float(frames)
-    warmup = min(WARMUP_FRAMES, max(frames - 1, 0))
-    _decode_run(av, path, frames, warmup)  # a first, untimed pass: caches and lazy set-up
+    total = calibration_steps(repeat)
+
+    def tick(done: int) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    s = read_stream(path)
+    tick(1)
+    where = np.flatnonzero(np.asarray(s.keyframes))
+    gop = float(np.median(np.diff(where))) if len(where) > 1 else float(s.frames)
+    warmup = min(WARMUP_FRAMES, s.frames - 1)
+    _decode_run(av, path, s.frames, warmup)  # a first, untimed pass: caches and lazy set-up
+    tick(2)
     rates = []
-    for _ in range(repeat):
-        timed, seconds = _decode_run(av, path, frames, warmup)
+    for k in range(repeat):
+        timed, seconds = _decode_run(av, path, s.frames, warmup)
         rates.append(timed / seconds if seconds > 0 else math.inf)
+        tick(3 + k)
     decode = statistics.median(rates)
+    reads_mean = _random_reads(av, path, s.pts, reads, seed)
+    tick(total)
+    note = decode_spread_note(rates)
     return Calibration(
-        file=str(path),
-        codec=str(codec),
-        width=int(width),
-        height=int(height),
-        fps=fps,
-        frames=frames,
-        duration_s=frames / fps,
-        bits_per_pixel=size * 8.0 / (frames * width * height),
+        file=s.file,
+        codec=s.codec,
+        width=s.width,
+        height=s.height,
+        fps=s.fps,
+        frames=s.frames,
+        duration_s=s.duration_s,
+        constant_rate=s.constant_rate,
+        fps_spread=s.fps_spread,
+        bits_per_pixel=s.bits_per_pixel,
         gop=gop,
         decode_fps=decode,
         decode_fps_min=min(rates),
         decode_fps_max=max(rates),
-        core_fps_1080p=decode * width * height / PIXELS_1080P,
-        random_read_frames=_random_reads(av, path, pts, reads, seed),
+        core_fps_1080p=decode * s.width * s.height / PIXELS_1080P,
+        random_read_frames=reads_mean,
+        notes=s.notes + ((note,) if note else ()),
     )
 
 

@@ -58,7 +58,7 @@ def test_every_column_is_imported(tmp_path, capsys, version):
     assert main(["import", "lerobot", str(root), "--json", "--price", "40"]) == 0
     row = json.loads(capsys.readouterr().out)
     videos = sorted((root / "videos").rglob("*.mp4"))
-    video_bytes = sum(p.stat().st_size for p in videos)
+    video_bytes = sum(stream_bytes(p)[0] for p in videos)  # the packets' bytes, read apart from procure
     assert row["source"] == "pick_place" and row["kind"] == "own" and row["price_usd_per_hour"] == 40
     assert (row["cameras"], row["width"], row["height"], row["fps"], row["codec"]) == (2, W, H, FPS, "h264")
     assert row["held_hours"] == pytest.approx(FRAMES / FPS / 3600, rel=1e-12)
@@ -67,6 +67,7 @@ def test_every_column_is_imported(tmp_path, capsys, version):
     assert row["gop"] == 2  # probed from the first video file
     assert row["core_fps_1080p"] > 0
     assert stream_bytes(videos[0])[1] == FRAMES
+    assert not [n for n in row["notes"] if "on disk" in n]  # every declared video is there
 
 
 def test_append_adds_one_valid_row_and_refuses_a_name_twice(tmp_path, capsys, ledger_copy):
@@ -89,7 +90,8 @@ def test_append_adds_one_valid_row_and_refuses_a_name_twice(tmp_path, capsys, le
     ("change", "message"),
     [
         (lambda i: i.pop("fps"), "missing field(s) fps: required are codebase_version, fps, total_frames, features"),
-        (lambda i: i.update(codebase_version="v1.6"), "codebase_version = 'v1.6' is unknown: procure reads v2.0"),
+        (lambda i: i.update(codebase_version="v1.6"), "codebase_version = 'v1.6' is not supported: procure reads v2.0"),
+        (lambda i: i.update(codebase_version="v9"), "codebase_version = 'v9' is not supported: procure reads v2.0"),
         (lambda i: i.update(features={"a": {"dtype": "float32", "shape": [1]}}), "has no video feature"),
         (lambda i: i.update(fps=-3), "fps = -3 is invalid"),
     ],

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ..options import json_out_option, ledger_option
-from ..terminal import console, outputs, say
+from ...pipeline.calibrate import DEFAULT_REPEAT, MAX_REPEAT
+from ..options import json_out_option
+from ..terminal import console, outputs, progress, say
+
+_REPEAT_HELP = f"Timed decoding runs of each file (1 to {MAX_REPEAT}); a note when they spread."
+_IMPORT_REPEAT_HELP = f"Timed decoding runs of one video file (1 to {MAX_REPEAT}); a note when they spread."
+
+_IMPORT_LEDGER_HELP = "The ledger folder whose sources.csv --append adds the row to (needed with --append; no default)."
+
+
+def _offset(tick: Callable[[int, int], None] | None, before: int, total: int) -> Callable[[int, int], None]:
+    """``progress(done, _)`` of one part of a longer task: ``tick(before + done, total)``."""
+
+    def each(done: int, _part: int) -> None:
+        if tick is not None:
+            tick(before + done, total)
+
+    return each
 
 
 @click.command("calibrate")
 @click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--repeat", type=int, default=5, show_default=True, help="Timed decoding runs of each file.")
+@click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_REPEAT_HELP)
 @click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None,
               help="With --source and --write: the ledger whose row takes the measured columns.")  # fmt: skip
 @click.option("--source", default=None, help="The ledger row that takes the measured columns.")
@@ -25,28 +40,29 @@ def calibrate_command(
     json_out: str | None,
 ) -> None:  # fmt: skip
     """Measure your own video: codec, size, bits per pixel, keyframe interval, decode rate."""
-    from ...pipeline.calibrate import LEDGER_COLUMNS, calibrate_file, require_av, summary
+    from ...pipeline.calibrate import LEDGER_COLUMNS, calibrate_file, calibration_steps, check_repeat, require_av
+    from ...pipeline.calibrate import summary as calibration_summary
     from .. import render
 
     if not videos:
         raise click.UsageError("give one or more VIDEO files")
     if write and (ledger_dir is None or source is None):
         raise click.UsageError("--write needs --ledger DIR and --source NAME")
+    check_repeat(repeat)
     out = outputs(json_out=json_out)
     require_av()
-    show = json_out != "-" and sys.stderr.isatty() and len(videos) > 1
-    from rich.progress import Progress
-
+    steps = calibration_steps(repeat)
     files = []
-    with Progress(console=Console(stderr=True), disable=not show, transient=True) as bar:
-        task = bar.add_task(f"calibrating {len(videos)} files", total=len(videos))
-        for video in videos:
-            files.append(calibrate_file(video, repeat=repeat))
-            bar.update(task, advance=1)
-    total = summary(files)
+    with progress(out, f"calibrating {len(videos)} file" + ("s" if len(videos) > 1 else "")) as tick:
+        for k, video in enumerate(videos):
+            files.append(calibrate_file(video, repeat=repeat, progress=_offset(tick, k * steps, len(videos) * steps)))
+    total = calibration_summary(files)
     out.json({"files": [f.to_dict() for f in files], "summary": total})
     if json_out is None:
         render.print_calibration(console, files, total)
+        for f in files:
+            for note in f.notes:
+                say(f"Note: {f.file}: {note}")
     if write:
         from ...ledger.edit import set_cells
 
@@ -72,12 +88,13 @@ def import_group() -> None:
     default=None,
     help="The row's value scale k [effective h]: your estimate; --append needs it (the curve is log).",
 )
-@ledger_option
+@click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_IMPORT_REPEAT_HELP)
+@click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, help=_IMPORT_LEDGER_HELP)
 @click.option("--append", is_flag=True, help="Add the row to the ledger's sources.csv (atomically).")
 @json_out_option
 def import_lerobot_command(
     dataset: Path, source: str | None, kind: str, price: float | None, saturation_hours: float | None,
-    ledger_dir: Path | None, append: bool, json_out: str | None,
+    repeat: int, ledger_dir: Path | None, append: bool, json_out: str | None,
 ) -> None:  # fmt: skip
     """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row."""
     from ...ledger.lerobot import import_lerobot
@@ -90,14 +107,18 @@ def import_lerobot_command(
             "--append needs --saturation-hours H: the row's value scale, which a dataset cannot tell (docs/program.md)"
         )
     out = outputs(json_out=json_out)
-    row = import_lerobot(dataset, source=source, kind=kind, price=price)
+    with progress(out, "reading the dataset's videos") as tick:
+        result = import_lerobot(dataset, source=source, kind=kind, price=price, repeat=repeat, progress=tick)
+    row = dict(result.row)
     if saturation_hours is not None:
         from ...ledger.load import check_source_value
 
         row["saturation_hours"] = check_source_value("saturation_hours", saturation_hours, "--saturation-hours")
-    out.json(row)
+    out.json({**row, "notes": list(result.notes)})
     if json_out is None:
         render.print_row(console, row)
+        for note in result.notes:
+            say(f"Note: {note}")
     if append:
         from ...ledger.edit import append_row
 
