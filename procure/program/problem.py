@@ -46,6 +46,8 @@ def check_target(target: float) -> float:
     return float(target)
 
 
+#: Key under which a problem keeps its all-in cost beside its columns.
+ALL_IN = "all-in cost"
 #: Hours of a source below which it counts as not bought (no fee, position "zero") [h]:
 #: ten times HiGHS's primal feasibility tolerance.
 BOUGHT_HOURS = 1e-6
@@ -166,9 +168,13 @@ class Problem:
 
     @property
     def cost(self) -> np.ndarray:
-        """All-in price of one hour bought, purchase + transport [$/h]."""
-        s = self.sources
-        return (s["price_usd_per_hour"] + s["transport_usd_per_hour"]).to_numpy(dtype=float)
+        """All-in price of one hour bought, purchase + transport [$/h] (read-only)."""
+        found = self._columns.get(ALL_IN)
+        if found is None:
+            found = self.column("price_usd_per_hour") + self.column("transport_usd_per_hour")
+            found.setflags(write=False)
+            self._columns[ALL_IN] = found
+        return found
 
     def usage(self, name: str) -> np.ndarray:
         """Use of capacity ``name`` per recorded hour [its unit per h]."""

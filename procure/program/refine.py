@@ -15,11 +15,11 @@ import math
 import numpy as np
 
 from ..errors import Reason, SolveError
-from .dual import coupling_rows, eligible, solve_dual
+from .dual import Rows, coupling_rows, eligible, solve_dual
 from .expected import qualifies, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
 from .plan import VALUE_ABS_TOLERANCE
-from .polish import FEASIBILITY, polish_from
+from .polish import FEASIBILITY, Polished, polish_from
 from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -108,19 +108,32 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
         start = None
     dual = solve_dual(a, rows, start)
     exact = polish_from(program, dual.x, dual.mu, -math.inf)
+    if exact is not None and built.cut_count > 0:
+        # A re-solve (a sweep's next point, a new budget): the cuts the model has may bound the
+        # exact plan within the tolerance already; one warm solve tells, before adding more.
+        done = _certified(program, exact, rows, deadline, tolerance, rounds=1)
+        if done is not None:
+            return done
     # Every curve gets a cut at the point found (the model may have been built without others).
     curves = np.arange(len(a.rate))
     if add_cuts(built, curves, a.rate * (a.held + (exact.x if exact is not None else dual.x))):
         program.highs.sync_cuts()
     if exact is None:
         return None
+    return _certified(program, exact, rows, deadline, tolerance, rounds=1)
+
+
+def _certified(
+    program: Solving, exact: Polished, rows: Rows, deadline: float, tolerance: float, *, rounds: int
+) -> Refined | None:
+    """One solve of the model as it stands; the exact plan, if its bound closes on it."""
     res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
     upper = max(float(res.bound), exact.value)
     gap = (upper - exact.value) / max(abs(upper), 1e-12)
     if not (gap <= tolerance or upper - exact.value <= VALUE_ABS_TOLERANCE):
         return None
     mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
-    return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, 1, res, mu=mu)
+    return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, rounds, res, mu=mu)
 
 
 def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Refined | None:
