@@ -7,7 +7,7 @@ the non-video bytes a second. A LeRobot v1.x folder (``meta_data/info.json``) is
 the version it has and the versions read.
 
 Bits per pixel come from the video files on disk, each read with PyAV
-(:func:`procure.pipeline.calibrate.read_stream`): their stream bytes over their own frames and
+(:func:`procure.pipeline.streams.read_stream`): their stream bytes over their own frames and
 pixels, so a partly downloaded dataset gives the bits per pixel of the videos it has, not their
 bytes spread over frames that are not there. What is on disk is counted against what
 ``info.json`` declares, and a note says when the row rests on part of the dataset: for v2.x,
@@ -40,16 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, LedgerError
-from ..pipeline.calibrate import (
-    DEFAULT_REPEAT,
-    Progress,
-    Stream,
-    calibrate_file,
-    calibration_steps,
-    check_repeat,
-    read_stream,
-    require_av,
-)
+from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
+from ..pipeline.streams import Stream, read_stream, require_av
 
 #: Codebase versions whose ``info.json`` is understood.
 VERSIONS = ("v2.0", "v2.1", "v3.0")

@@ -8,17 +8,7 @@ decoded and converted to RGB as training would, after a warm-up, over ``repeat``
 frames a random read decodes, by seeking to the keyframe before random frames and decoding up
 to them.
 
-Frame rate. Containers keep time in ticks of the stream's ``time_base``; Matroska and WebM in
-milliseconds, so 30 frames/s is steps of 33 and 34 ms. A stream is at a constant rate when its
-timestamps lie on the grid of a rate the stream declares (FFmpeg's ``r_frame_rate``, then
-``avg_frame_rate``) to within one tick of the time resolution: every frame's offset from the
-grid, max minus min, is at most one tick (each time rounded to a tick), or none at all when a
-frame lasts a whole number of ticks (nothing to round). The tick is the coarsest resolution the
-timestamps show, the greatest common divisor of their offsets from the first (an MP4 remuxed
-from Matroska keeps millisecond steps in a finer ``time_base``). A stream off every declared
-grid (a robot log with dropped frames) is measured at its mean rate, frames over duration (the
-last frame's time plus its duration, less the first frame's time), with its spread (longest
-over shortest frame step) and a note.
+The stream itself (codec, size, frame rate, packets) is read by :mod:`procure.pipeline.streams`.
 
 Decode rates vary with the machine's load. When the timed runs spread more than
 :data:`DECODE_SPREAD_LIMIT` (fastest over slowest, 1.5×), the calibration notes it, with the
@@ -26,22 +16,17 @@ runs the median would need to be within :data:`DECODE_PRECISION` (5 %) of the ma
 ``(√(π/2) × cv / 0.05)²`` for a coefficient of variation ``cv`` of the runs (the standard error
 of a median is √(π/2) times that of a mean).
 
-Still images (one frame, an image container such as ``png_pipe``, or an image codec such as
-PNG) are refused: a picture has no frame rate, keyframe interval or decode rate to measure.
-
 PyAV is an optional dependency (``pip install 'procure[video]'``); :func:`require_av` says so in
 one line when it is missing.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from fractions import Fraction
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +34,8 @@ import numpy as np
 
 from ..errors import InputError
 from .formulas import PIXELS_1080P
+from .streams import Stream, bad_file, open_container, read_stream, require_av
+from .streams import frame_timing as frame_timing  # also offered here, beside the calibration
 
 #: Default timed decoding runs of each file.
 DEFAULT_REPEAT = 5
@@ -66,16 +53,6 @@ DECODE_SPREAD_LIMIT = 1.5
 DECODE_PRECISION = 0.05
 #: Standard error of the median of normal samples over that of their mean, √(π/2) [1].
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)
-#: FFmpeg demuxers of still images (besides every ``*_pipe`` demuxer: ``png_pipe``, ``jpeg_pipe``, …).
-IMAGE_FORMATS = ("image2", "image2pipe")
-#: Suffix of the names of FFmpeg's single-image demuxers.
-IMAGE_PIPE_SUFFIX = "_pipe"
-#: Codecs (FFmpeg names) of still images.
-IMAGE_CODECS = (
-    "png", "bmp", "tiff", "webp", "jpeg2000", "jpegls", "qoi", "pam", "pbm", "pgm", "pgmyuv", "ppm",
-    "sgi", "targa", "pcx", "exr", "dpx", "xbm", "xpm", "xwd", "sunrast", "hdr",
-)  # fmt: skip
-
 #: Keys of one file's calibration, with units.
 CALIBRATION_KEYS = {
     "file": "path as given",
@@ -101,45 +78,11 @@ CALIBRATION_KEYS = {
 Progress = Callable[[int, int], None]
 
 
-def require_av() -> Any:
-    """PyAV, or an :class:`InputError` saying which extra installs it."""
-    try:
-        import av
-    except ImportError:
-        raise InputError("calibration needs PyAV: pip install 'procure[video]'") from None
-    return av
-
-
 def check_repeat(repeat: object) -> int:
     """``repeat`` as the number of timed runs, or an :class:`InputError` naming what is allowed."""
     if not (isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= MAX_REPEAT):
         raise InputError(f"repeat = {repeat!r} is invalid: must be a whole number ≥ 1 and ≤ {MAX_REPEAT}")
     return repeat
-
-
-@dataclass(frozen=True)
-class Stream:
-    """A file's video stream as its packets tell it, without decoding (units in
-    :data:`CALIBRATION_KEYS`)."""
-
-    file: str
-    codec: str
-    width: int
-    height: int
-    fps: float
-    frames: int
-    duration_s: float
-    constant_rate: bool
-    fps_spread: float
-    stream_bytes: int
-    notes: tuple[str, ...]
-    pts: tuple[int, ...] = field(repr=False, compare=False)
-    keyframes: tuple[bool, ...] = field(repr=False, compare=False)
-
-    @property
-    def bits_per_pixel(self) -> float:
-        """Stream bytes × 8 / (frames × width × height) [bit/px]."""
-        return self.stream_bytes * 8.0 / (self.frames * self.width * self.height)
 
 
 @dataclass(frozen=True)
@@ -171,135 +114,10 @@ class Calibration:
         return out
 
 
-def _bad(path: str | Path, what: str) -> InputError:
-    return InputError(f"{path}: {what}")
-
-
-def _open(av: Any, path: str | Path) -> Any:
-    if not Path(path).is_file():
-        raise _bad(path, "no such file")
-    try:
-        return av.open(str(path))
-    except av.error.FFmpegError as exc:
-        raise _bad(path, f"not a video FFmpeg can read ({type(exc).__name__})") from None
-
-
-def _codec_name(stream: Any) -> str:
-    """The codec's name as ``ffprobe`` gives it (``av1``), not the decoder's (``libdav1d``)."""
-    codec = stream.codec_context.codec
-    return str(getattr(codec, "canonical_name", None) or codec.name)
-
-
-def _rates(stream: Any) -> list[Fraction]:
-    """The frame rates the stream declares [frames/s], most trusted first, without repeats."""
-    out: list[Fraction] = []
-    for rate in (stream.base_rate, stream.average_rate, stream.guessed_rate):
-        if rate and rate > 0 and Fraction(rate) not in out:
-            out.append(Fraction(rate))
-    return out
-
-
-def frame_timing(
-    pts: Sequence[int], time_base: Fraction, declared: Sequence[Fraction], last_duration: int = 0
-) -> tuple[float, bool, float, float]:
-    """The frame rate of a stream from its presentation times.
-
-    Parameters
-    ----------
-    pts : sequence of int
-        The frames' presentation times in ticks, ascending, at least two, all different.
-    time_base : Fraction
-        Seconds a tick [s].
-    declared : sequence of Fraction
-        Frame rates the stream declares [frames/s], most trusted first.
-    last_duration : int, default 0
-        The last frame's duration [ticks]; 0 when unknown (the median step is taken).
-
-    Returns
-    -------
-    tuple of (float, bool, float, float)
-        The rate [frames/s]; whether the times lie on the grid of a declared rate (then the
-        rate is that one); the spread, longest over shortest step [1] (1 on a grid); and the
-        duration [s], frames over the rate.
-    """
-    frames = len(pts)
-    offsets = [int(p) - int(pts[0]) for p in pts]
-    tick = math.gcd(*offsets)  # the coarsest time resolution the timestamps show [ticks]
-    for rate in declared:
-        period = 1 / (rate * time_base)  # ticks a frame, exact
-        scaled = [o * period.denominator - i * period.numerator for i, o in enumerate(offsets)]
-        spread = max(scaled) - min(scaled)  # of the offsets from the grid [ticks / period.denominator]
-        rounded = (period / tick).denominator != 1  # frames fall between ticks, each rounded to one
-        if spread == 0 or (rounded and spread <= tick * period.denominator):
-            return float(rate), True, 1.0, float(frames / rate)
-    steps = np.diff(np.asarray(offsets, dtype=np.int64))
-    last = last_duration if last_duration > 0 else int(np.median(steps))
-    duration = float((offsets[-1] + last) * time_base)
-    return frames / duration, False, float(steps.max() / steps.min()), duration
-
-
-def read_stream(path: str | Path) -> Stream:
-    """A file's video stream from its packets, without decoding: codec, size, frame rate,
-    frames, stream bytes and keyframes.
-
-    Raises
-    ------
-    InputError
-        Naming the file: not a video, no video stream (audio only), no frames, a still image,
-        frames sharing a timestamp, no frame rate, or corrupt packets.
-    """
-    av = require_av()
-    container = _open(av, path)
-    try:
-        if not container.streams.video:
-            raise _bad(path, "has no video stream" + (" (audio only)" if container.streams.audio else ""))
-        stream = container.streams.video[0]
-        packets = []
-        size = 0
-        try:
-            for packet in container.demux(stream):
-                if packet.size == 0 or packet.pts is None:
-                    continue
-                packets.append((int(packet.pts), bool(packet.is_keyframe), int(packet.duration or 0)))
-                size += packet.size
-        except av.error.FFmpegError as exc:
-            raise _bad(path, f"is corrupt or truncated: {type(exc).__name__} while reading packets") from None
-        codec, form = _codec_name(stream), str(container.format.name)
-        width, height, time_base, declared = stream.width, stream.height, stream.time_base, _rates(stream)
-    finally:
-        container.close()
-    if not packets:
-        raise _bad(path, "has a video stream with no frames")
-    if form in IMAGE_FORMATS or form.endswith(IMAGE_PIPE_SUFFIX) or codec in IMAGE_CODECS or len(packets) == 1:
-        what = f"{len(packets)} frame" + ("s" if len(packets) > 1 else "")
-        raise _bad(path, f"is a still image ({codec} in {form}, {what}), not a video: calibrate a video file")
-    packets.sort()
-    pts = [p for p, _, _ in packets]
-    shared = sum(1 for a, b in itertools.pairwise(pts) if b <= a)
-    if shared:
-        raise _bad(path, f"has {shared} frames sharing a timestamp with another: their times cannot be read")
-    if not time_base:
-        raise _bad(path, "has no time base: its frames have no times")
-    fps, constant, spread, duration = frame_timing(pts, Fraction(time_base), declared, packets[-1][2])
-    if not (fps > 0 and math.isfinite(fps)):
-        raise _bad(path, "has no frame rate")
-    notes: tuple[str, ...] = ()
-    if not constant:
-        notes = (
-            f"variable frame rate: steps between frames spread {spread:.3g}× (longest over shortest); "
-            f"measured at its mean rate, {len(pts):,} frames over {duration:.6g} s = {fps:.6g} frames/s",
-        )
-    return Stream(
-        file=str(path), codec=codec, width=int(width), height=int(height), fps=fps, frames=len(pts),
-        duration_s=duration, constant_rate=constant, fps_spread=spread, stream_bytes=size, notes=notes,
-        pts=tuple(pts), keyframes=tuple(k for _, k, _ in packets),
-    )  # fmt: skip
-
-
 def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) -> tuple[int, float]:
     """Decode the whole stream on one thread, converting each frame to RGB; the seconds the
     frames after ``warmup`` took."""
-    container = _open(av, path)
+    container = open_container(av, path)
     try:
         stream = container.streams.video[0]
         stream.thread_type = "NONE"
@@ -312,12 +130,12 @@ def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) ->
                 if decoded == warmup:
                     t0 = time.perf_counter()
         except av.error.FFmpegError as exc:
-            raise _bad(path, f"is corrupt or truncated: {type(exc).__name__} after {decoded} frames") from None
+            raise bad_file(path, f"is corrupt or truncated: {type(exc).__name__} after {decoded} frames") from None
         seconds = time.perf_counter() - t0
     finally:
         container.close()
     if decoded < frames_expected:
-        raise _bad(path, f"is truncated: {decoded} of {frames_expected} frames decode")
+        raise bad_file(path, f"is truncated: {decoded} of {frames_expected} frames decode")
     return decoded - warmup, seconds
 
 
@@ -326,7 +144,7 @@ def _random_reads(av: Any, path: str | Path, pts: Sequence[int], reads: int, see
     ``reads`` at least the frames, every frame once (the exact mean over the file)."""
     rng = np.random.default_rng(seed)
     targets = np.arange(len(pts)) if reads >= len(pts) else rng.integers(0, len(pts), size=reads)
-    container = _open(av, path)
+    container = open_container(av, path)
     counts = []
     try:
         stream = container.streams.video[0]
