@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from .formulas import PIXELS_1080P
-from .streams import Stream, bad_file, open_container, read_stream, require_av
+from .streams import bad_file, open_container, read_stream, require_av
 from .streams import frame_timing as frame_timing  # also offered here, beside the calibration
 
 #: Default timed decoding runs of each file.
