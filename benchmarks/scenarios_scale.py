@@ -100,8 +100,9 @@ def _evpi(args, n, count, ev) -> None:  # type: ignore[no-untyped-def]
 
     def on_dask() -> None:
         t0 = time.perf_counter()
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                          silence_logs=logging.ERROR) as cluster, Client(cluster):  # fmt: skip
+        loopback = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
+                          **loopback) as cluster, Client(cluster):  # fmt: skip
             starts.append(time.perf_counter() - t0)
             results["dask"] = run_chunks(best_values, parts, args=(options,), scheduler=cluster.scheduler_address)
 

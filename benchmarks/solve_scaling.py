@@ -37,9 +37,9 @@ from timing import interleaved, machine, ratio
 from procure import Ledger, from_ledger
 from procure.ledger import read_sources
 from procure.ledger.synthetic import random_ledger
-from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
 from procure.program import value
 from procure.program.bounds import source_arrays
+from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
 from procure.program.forms import initial_points
 from procure.program.plan import VALUE_ABS_TOLERANCE
 from procure.program.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
@@ -251,7 +251,9 @@ def main() -> None:
             path = Path(tmp) / "sources.csv"
             ledger.sources.replace([np.inf], np.nan).to_csv(path, index=False, na_rep="")
             methods = {
-                "procure end to end": _keep(out, "e2e", lambda p: end_to_end(ledger, path, 200.0 * n), problem),
+                "procure end to end": _keep(
+                    out, "e2e", lambda p, ledger=ledger, path=path, n=n: end_to_end(ledger, path, 200.0 * n), problem
+                ),
                 "procure solve": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
                 "dual alone": _keep(out, "dual", dual_alone, problem),
             }
@@ -291,7 +293,8 @@ def main() -> None:
         t = interleaved({"procure": lambda: plans.append(Program(problem, tolerance=TOLERANCE).solve())}, args.repeat)
         plan = plans[-1]
         print(
-            f"target mode, 40 sources with lots, minimum orders and fees: median {statistics.median(t['procure']):.2f} s "
+            f"target mode, 40 sources with lots, minimum orders and fees: median "
+            f"{statistics.median(t['procure']):.2f} s "
             f"(min {min(t['procure']):.2f}, max {max(t['procure']):.2f}), {plan.rounds} budget solves, "
             f"money {plan.spent_usd:,.2f} (lower bound {plan.money_lower_bound:,.2f})"
         )

@@ -48,3 +48,8 @@ APP_SWEEP_STEPS = 9
 DEFAULT_BUDGET = 100_000.0
 #: The most CPU cores per accelerator the app's slider offers.
 APP_MOST_CORES = 64
+
+#: Seconds by which the solves of one request may outlast its time limit [s]: HiGHS checks its
+#: limit between iterations, a model's build once started finishes, and a local Dask cluster
+#: stops its workers. A single build longer than this (12 s at 200,000 sources) adds its excess.
+TIME_LIMIT_MARGIN = 3.0

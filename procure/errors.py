@@ -22,6 +22,11 @@ class InputError(ProcureError):
     """An argument passed to a formula, a simulation or a command is invalid."""
 
 
+class EditConflict(LedgerError):
+    """A ledger edit refused because someone else changed a cell it changes since the editor
+    read it (:func:`procure.ledger.edit.update_cells`): reload and edit again."""
+
+
 class Reason(StrEnum):
     """Why the program gave no plan: the ``reason`` of a :class:`SolveError`."""
 
@@ -33,6 +38,8 @@ class Reason(StrEnum):
     TIME_LIMIT = "time_limit"
     #: The bounds did not close within the tolerance (solver precision or the round limit).
     NOT_CERTIFIED = "not_certified"
+    #: The work was lost on a Dask cluster (its workers died, twice).
+    LOST = "lost"
     #: The request itself cannot be modelled (no sources, an unlimited source with integer terms).
     INVALID = "invalid"
 

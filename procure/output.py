@@ -1,8 +1,12 @@
-"""Writing results: JSON-safe values, atomic file writes, and the outputs of one command.
+"""Writing results: JSON-safe values, and the outputs of one command written all together or
+none.
 
-:class:`Outputs` collects what a command writes (a JSON object, a table as CSV, a figure) and
-writes the files all together or none. It prints through the callables it is given, so that
-this module loads no terminal or plotting library.
+:class:`Outputs` collects what a command writes (a JSON object, a table as CSV, a figure, a
+ledger edit), checks every path before any work starts, and commits them with
+:func:`procure.files.write_all`: every file staged first, then put in place, the ledger edits
+last; a device or a FIFO written in place, never replaced; a replaced file keeping its
+permissions, owner and group. It prints through the callables it is given, so that this module
+loads no terminal or plotting library.
 """
 
 from __future__ import annotations
@@ -10,12 +14,25 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, invalid
+from .errors import invalid
+from .files import FileEdit, Target, check_distinct, target, write_all, write_atomic
+
+__all__ = [
+    "PLOT_FORMATS",
+    "FileEdit",
+    "Outputs",
+    "Target",
+    "check_output_path",
+    "check_plot_path",
+    "jsonable",
+    "target",
+    "write_all",
+    "write_atomic",
+]
 
 #: File endings a plot can be written to.
 PLOT_FORMATS = (".png", ".svg")
@@ -34,74 +51,25 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _umask() -> int:
-    """The process's file-creation mask (read by setting it and putting it back)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_all(items: Sequence[tuple[Path | str, Callable[[Path], object]]]) -> list[Path]:
-    """Write several files so that a reader sees all the old ones or all the new ones.
-
-    Each ``write`` is called with a temporary path in its target's folder; only when every
-    one has succeeded are the files renamed over their targets. On any error or interrupt,
-    every temporary file is removed and every target is untouched. New files get the
-    permissions ``0666`` less the user's umask, as a plain ``open`` would give them.
-
-    Raises
-    ------
-    InputError
-        If the folder of a target does not exist (naming the path as given).
-    """
-    temps: list[tuple[Path, Path]] = []
-    mode = 0o666 & ~_umask()
-    try:
-        for path, write in items:
-            target = Path(path)
-            folder = target.parent if str(target.parent) else Path(".")
-            if not folder.is_dir():
-                raise InputError(f"output = {str(path)!r} is invalid: folder {str(folder)!r} does not exist")
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=folder)
-            os.close(fd)
-            temps.append((Path(name), target))
-            write(Path(name))
-            os.chmod(name, mode)
-        for done, final in temps:
-            os.replace(done, final)
-    except BaseException:
-        for left, _final in temps:
-            left.unlink(missing_ok=True)
-        raise
-    return [target for _tmp, target in temps]
-
-
-def write_atomic(path: Path | str, write: Callable[[Path], object]) -> Path:
-    """Write one file so that a reader sees the old one or the whole new one, never a part
-    (:func:`write_all` of one file)."""
-    return write_all([(path, write)])[0]
-
-
 def check_output_path(path: Path | str, option: str) -> Path:
     """Check, before any work, that an output can be written where the user asked.
 
     Raises
     ------
     InputError
-        Naming the option and the path as given: a folder in its place, a folder that does
-        not exist, or one that cannot be written to.
+        Naming the option and the path as given: a folder, socket or block device in its
+        place, a folder that does not exist or cannot be written to, a file that cannot be.
     """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise invalid(option, str(path), "it is a folder: give a file name")
-    if not folder.is_dir():
-        raise invalid(option, str(path), f"folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise invalid(option, str(path), f"folder {str(folder)!r} cannot be written to")
-    if target.exists() and not os.access(target, os.W_OK):
+    where = target(path, option)
+    if where.stream:
+        if not os.access(where.given, os.W_OK):
+            raise invalid(option, str(path), "it cannot be written to")
+        return where.given
+    if not os.access(where.real.parent, os.W_OK | os.X_OK):
+        raise invalid(option, str(path), f"folder {str(where.real.parent)!r} cannot be written to")
+    if where.old is not None and not os.access(where.real, os.W_OK):
         raise invalid(option, str(path), "the file exists and cannot be written to")
-    return target
+    return where.given
 
 
 def check_plot_path(path: Path | str) -> Path:
@@ -117,9 +85,19 @@ def check_plot_path(path: Path | str) -> Path:
     return check_output_path(path, "plot")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (links followed; a file need not exist yet)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 class Outputs:
     """The files a command writes: each path checked before any work starts, and all of them
-    written together or none (:func:`write_all`).
+    written together or none (:func:`write_all`), ledger edits last.
 
     ``json_out="-"`` prints the JSON object to standard output, after the files are written;
     a command that prints JSON there prints nothing else on it.
@@ -144,7 +122,7 @@ class Outputs:
     ------
     InputError
         An output path that cannot be written (see :func:`check_output_path` and
-        :func:`check_plot_path`).
+        :func:`check_plot_path`), or one file given to two options.
     """
 
     def __init__(
@@ -164,10 +142,30 @@ class Outputs:
             check_output_path(csv_out, "csv")
         if plot is not None:
             check_plot_path(plot)
+        check_distinct((option, target(path, option)) for option, path in self._paths())
         self._echo, self._say = echo, say
         self._write_figure = write_figure or (lambda fig, path: fig.savefig(path, format=path.suffix.lower()[1:]))
         self._files: list[tuple[Path | str, Callable[[Path], object], str]] = []
+        self._edits: list[tuple[FileEdit, str | None]] = []
         self._stdout: str | None = None
+
+    def _paths(self) -> list[tuple[str, Path]]:
+        """The output files, by option."""
+        given = [("json", self.json_out if self.json_out != "-" else None), ("csv", self.csv_out), ("plot", self.plot)]
+        return [(option, Path(path)) for option, path in given if path is not None]
+
+    def reads(self, files: Iterable[Path | str], what: str = "a file this command reads") -> None:
+        """Refuse, before any work, an output onto a file the command reads (a ledger's).
+
+        Raises
+        ------
+        InputError
+            Naming the option, the path and the file it would overwrite.
+        """
+        for option, path in self._paths():
+            for file in files:
+                if not target(path, option).stream and _same_file(path, Path(file)):
+                    raise invalid(option, str(path), f"it is {what} ({file}): give another file")
 
     @property
     def tables(self) -> bool:
@@ -193,11 +191,26 @@ class Outputs:
             fig = make()
             self._files.append((self.plot, lambda tmp: self._write_figure(fig, tmp), "Plot"))
 
+    def ledger_edit(self, edit: FileEdit, message: str | None = None) -> None:
+        """A change to a ledger file, written by :meth:`commit` after the other files, with them
+        or not at all; ``message`` is printed once it has landed, when the tables are printed.
+
+        Raises
+        ------
+        InputError
+            An output of this command is the file the edit changes.
+        """
+        self.reads([edit.path], "the ledger file this command edits")
+        self._edits.append((edit, message))
+
     def commit(self) -> None:
-        """Write every file (all or none), then what goes to standard output."""
-        write_all([(path, write) for path, write, _what in self._files])
+        """Write every file and edit (all or none), then what goes to standard output."""
+        write_all([(path, write) for path, write, _what in self._files], [edit for edit, _m in self._edits])
         if self._stdout is not None:
             self._echo(self._stdout)
         elif self.tables:
             for path, _write, what in self._files:
                 self._say(f"{what} written to {path}")
+            for _edit, message in self._edits:
+                if message:
+                    self._say(message)

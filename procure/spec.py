@@ -58,6 +58,12 @@ class Range:
         What the field is, for the documentation.
     note : str
         Why the bounds are what they are, put after them in a message ("concave").
+    least : float
+        Smallest value other than 0 that is allowed [the field's unit]; 0 for no such floor.
+        A tiny positive value (a denormal such as 5e-324) divides into ``inf`` and multiplies
+        into 0, so a field whose low end is 0 takes a floor that keeps every product and
+        quotient of it finite: ``0 or a number ≥ least`` when 0 is allowed, ``a number ≥
+        least`` when it is not.
     """
 
     name: str = ""
@@ -73,10 +79,18 @@ class Range:
     blank: str = ""
     doc: str = ""
     note: str = ""
+    least: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind = {self.kind!r} is invalid: allowed are {', '.join(KINDS)}")
+        if self.least < 0 or (self.least > 0 and self.low < 0):
+            raise ValueError(f"{self.name}: least = {self.least!r} is invalid: a floor needs low ≥ 0 and least ≥ 0")
+
+    @property
+    def zero_or_least(self) -> bool:
+        """True when 0 is allowed and the other values start at :attr:`least` (``0 or ≥ least``)."""
+        return self.least > 0 and self.low == 0 and not self.low_open
 
     @property
     def required(self) -> bool:
@@ -84,13 +98,20 @@ class Range:
         return self.default is None
 
     def bounds(self) -> str:
-        """The bounds of a number, ``> 0 and ≤ 1``; "" for a number without bounds."""
+        """The bounds of a number, ``> 0 and ≤ 1``; "" for a number without bounds; ``0 or ≥
+        1e-06 and ≤ 1`` for a floor above 0 (:attr:`least`)."""
         parts = []
-        if math.isfinite(self.low):
-            parts.append(f"{'>' if self.low_open else '≥'} {self.low:g}")
+        if self.least > max(self.low, 0):
+            parts.append(f"{'0 or ' if self.zero_or_least else ''}≥ {self._shown(self.least)}")
+        elif math.isfinite(self.low):
+            parts.append(f"{'>' if self.low_open else '≥'} {self._shown(self.low)}")
         if math.isfinite(self.high):
-            parts.append(f"{'<' if self.high_open else '≤'} {self.high:g}")
+            parts.append(f"{'<' if self.high_open else '≤'} {self._shown(self.high)}")
         return " and ".join(parts)
+
+    def _shown(self, bound: float) -> str:
+        """A bound as messages show it: ``:g``, or every digit of a whole number's large bound."""
+        return str(int(bound)) if self.integer and isinstance(bound, int) else f"{bound:g}"
 
     def describe(self) -> str:
         """What is allowed, as the messages and the documentation say it."""
@@ -102,6 +123,8 @@ class Range:
             return "true or false"
         number = "a whole number" if self.integer else "a number"
         bounds = self.bounds()
+        if self.zero_or_least:
+            return f"0 or {number} {bounds.removeprefix('0 or ')}"
         return f"{number} {bounds}" if bounds else number
 
     def allowed(self) -> str:
@@ -124,7 +147,8 @@ class Range:
             return False
         above = number > self.low if self.low_open else number >= self.low
         below = number < self.high if self.high_open else number <= self.high
-        return bool(above and below and (not self.integer or number == math.floor(number)))
+        floor = number == 0 or number >= self.least
+        return bool(above and below and floor and (not self.integer or number == math.floor(number)))
 
     def mask(self, numbers: np.ndarray) -> np.ndarray:
         """True where ``numbers`` are finite and inside the bounds (and whole, if they must be)."""
@@ -133,6 +157,8 @@ class Range:
             ok = np.isfinite(x)
             ok &= (x > self.low) if self.low_open else (x >= self.low)
             ok &= (x < self.high) if self.high_open else (x <= self.high)
+            if self.least > 0:
+                ok &= (x == 0) | (x >= self.least)
             if self.integer:
                 ok &= np.floor(x) == x
         return ok

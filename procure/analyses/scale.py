@@ -5,22 +5,34 @@ whose boundaries do not depend on where they run; each chunk is one task, which 
 model once and re-solves it for each item of the chunk. The results come back in order and are
 the same wherever the chunks ran: the serial path runs the same chunks, one after another.
 
-Where: with ``scheduler`` (an address such as ``tcp://10.0.0.5:8786``), on that cluster. Else
-the first chunk runs here and is timed; when the rest would take longer than
-:data:`LOCAL_CLUSTER_PAYS_SECONDS`, a local cluster of worker processes (one thread each)
-takes the rest, else it runs here too. Without Dask installed everything runs here, and one
-note says so.
+Where: with ``scheduler`` (``tcp://host:port``, ``tls://host:port`` or ``host:port``), on
+that cluster, once it has answered Dask's handshake within :data:`SCHEDULER_TIMEOUT`
+(:func:`check_scheduler`). Else the first chunk runs here and is timed; when the rest would
+take longer than :data:`LOCAL_CLUSTER_PAYS_SECONDS` and a :class:`Deadline`, if any, leaves
+that long, a local cluster of worker processes (one thread each, at most one per core,
+listening on loopback only) takes the rest, else it runs here too. Without Dask installed
+everything runs here, and one note says so.
+
+On a cluster, a chunk whose worker died or whose task was cancelled runs again, once
+(:data:`CHUNK_RETRIES`); lost again, the run ends with one line. A :class:`Deadline` bounds the
+wait for the chunks' results.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 import os
+import re
+import socket
+import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import InputError
+from ..errors import InputError, Reason, SolveError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,6 +43,90 @@ SCALE_EXTRA = "procure[scale]"
 #: twice what starting one costs on 2 cores (``benchmarks/scenarios_scale.py`` times it: 1.9 s
 #: median), so that the cluster pays for itself when the work splits over 2 workers [s].
 LOCAL_CLUSTER_PAYS_SECONDS = 5.0
+#: Interface the local cluster's scheduler, workers and nannies listen on: loopback only.
+LOCAL_CLUSTER_HOST = "127.0.0.1"
+#: Where the local cluster's HTTP server (dashboard, health) listens: loopback, a free port.
+LOCAL_DASHBOARD_ADDRESS = "127.0.0.1:0"
+#: Log level of the local cluster's own loggers: its warnings and errors (a worker restarted, a
+#: task lost) are said in this module's one line or notes instead.
+LOCAL_CLUSTER_LOG_LEVEL = logging.CRITICAL + 1
+#: Seconds a scheduler has to accept the connection and answer Dask's handshake [s].
+SCHEDULER_TIMEOUT = 5.0
+#: Seconds a plain TCP connection has, to tell a silent peer from no peer when the handshake
+#: failed [s].
+CONNECT_CHECK_SECONDS = 1.0
+#: Schemes a scheduler's address may have (no scheme: ``tcp``).
+SCHEDULER_SCHEMES = ("tcp", "tls")
+#: The forms of a scheduler's address, as messages name them.
+SCHEDULER_FORMS = "tcp://host:port, tls://host:port or host:port"
+#: Times a chunk lost on a cluster (its worker died, its task was cancelled) runs again.
+CHUNK_RETRIES = 1
+#: Seconds a cluster has to offer a worker for the work sent again after a loss [s].
+WORKER_WAIT_SECONDS = 30.0
+#: Seconds past a deadline that the results of chunks are still waited for: a chunk stops at
+#: the deadline itself, and its answer (out of time) takes a moment to come back [s].
+RESULT_GRACE_SECONDS = 2.0
+#: The reason of the :class:`~procure.errors.SolveError` when a chunk is lost twice or no worker
+#: takes it: the values it was to certify (EVPI's, a sweep's points) are not certified.
+LOST_WORK_REASON = Reason.LOST
+
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9._-]+)):(?P<port>[0-9]{1,5})$")
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The wall-clock time by which a command's solves end.
+
+    It crosses process boundaries (a chunk on a Dask worker reads it), so it is a time of
+    :func:`time.time` [s since the epoch].
+
+    Attributes
+    ----------
+    seconds : float
+        The time limit it was made from [s], > 0.
+    at : float
+        When it passes [s since the epoch].
+    option : str, default "time_limit"
+        How messages name the time limit.
+    skip : str, default "evpi=False"
+        How messages name skipping EVPI and VSS.
+    """
+
+    seconds: float
+    at: float
+    option: str = "time_limit"
+    skip: str = "evpi=False"
+
+    @classmethod
+    def after(cls, seconds: float, option: str = "time_limit", skip: str = "evpi=False") -> Deadline:
+        """The deadline ``seconds`` from now [s, a number > 0; ``inf``: none]; ``option``, ``skip`` as above."""
+        if not (isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0):
+            raise InputError(f"{option} = {seconds!r} is invalid: must be a number > 0 [s]")
+        return cls(float(seconds), time.time() + float(seconds), option, skip)
+
+    def left(self) -> float:
+        """Seconds until the deadline (negative once it has passed) [s]."""
+        return self.at - time.time()
+
+    def time_limit(self) -> float:
+        """The seconds left, for one more solve [s, > 0].
+
+        Raises
+        ------
+        SolveError
+            The deadline has passed (``Reason.TIME_LIMIT``).
+        """
+        left = self.left()
+        if left <= 0:
+            raise self.expired("before the next solve")
+        return left
+
+    def expired(self, finished: str) -> SolveError:
+        """The one-line error of a request out of time; ``finished`` says what was done."""
+        return SolveError(
+            f"out of time: the time limit of {self.seconds:g} s ran out {finished}: raise {self.option}",
+            Reason.TIME_LIMIT,
+        )
 
 
 def dask_missing() -> str | None:
@@ -49,6 +145,145 @@ def chunks(items: Sequence[T], size: int) -> list[list[T]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
+def check_workers(workers: int | None, name: str = "workers") -> None:
+    """Raise :class:`~procure.errors.InputError` unless ``workers`` is None or a whole number ≥ 1."""
+    if workers is not None and not (isinstance(workers, int) and not isinstance(workers, bool) and workers >= 1):
+        raise InputError(f"{name} = {workers!r} is invalid: must be a whole number ≥ 1")
+
+
+def worker_count(workers: int | None, notes: list[str] | None = None, name: str = "workers") -> int:
+    """Worker processes of a local cluster: ``workers``, at most the machine's cores (default: all).
+
+    Parameters
+    ----------
+    workers : int, optional
+        Asked for, ≥ 1.
+    notes : list of str, optional
+        Gets one line when ``workers`` is more than the machine's cores.
+    name : str, default "workers"
+        How messages name the argument.
+    """
+    check_workers(workers, name)
+    cores = os.cpu_count() or 1
+    if workers is None:
+        return cores
+    if workers > cores:
+        if notes is not None:
+            notes.append(f"{name} = {workers} is more than this machine's {cores} cores: at most {cores} worker "
+                         "processes run")  # fmt: skip
+        return cores
+    return workers
+
+
+def scheduler_address(address: str, name: str = "scheduler") -> str:
+    """A scheduler's address in full (``host:port`` gets ``tcp://``).
+
+    Parameters
+    ----------
+    address : str
+        ``tcp://host:port``, ``tls://host:port`` or ``host:port``; an IPv6 host in brackets
+        (``tcp://[::1]:8786``); the port 1 to 65535.
+    name : str, default "scheduler"
+        How messages name the argument.
+
+    Raises
+    ------
+    InputError
+        Any other form, naming the forms allowed.
+    """
+    bad = InputError(f"{name} = {address!r} is invalid: must be {SCHEDULER_FORMS}")
+    if not isinstance(address, str):
+        raise bad
+    scheme, sep, rest = address.strip().partition("://")
+    if not sep:
+        scheme, rest = "tcp", address.strip()
+    match = _HOST_PORT.match(rest)
+    if scheme not in SCHEDULER_SCHEMES or match is None or not 1 <= int(match["port"]) <= 65535:
+        raise bad
+    host = f"[{match['v6']}]" if match["v6"] else match["host"]
+    return f"{scheme}://{host}:{int(match['port'])}"
+
+
+def check_scheduler(address: str, name: str = "scheduler", timeout: float = SCHEDULER_TIMEOUT) -> str:
+    """Check that a Dask scheduler answers at ``address``; its address in full.
+
+    Connects and asks the peer who it is, all within ``timeout``: a listener that accepts the
+    connection and says nothing, or a server of another protocol, fails in that time.
+
+    Parameters
+    ----------
+    address : str
+        See :func:`scheduler_address`.
+    name : str, default "scheduler"
+        How messages name the argument.
+    timeout : float, default :data:`SCHEDULER_TIMEOUT`
+        Seconds for the connection and the handshake [s], > 0.
+
+    Raises
+    ------
+    InputError
+        A malformed address, Dask missing, or no Dask scheduler answering there (one line naming
+        the address and what was expected).
+    """
+    full = scheduler_address(address, name)
+    if dask_missing():
+        raise InputError(f"{name} = {address!r} needs Dask: pip install '{SCALE_EXTRA}'")
+    box: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            box["reply"] = asyncio.run(asyncio.wait_for(_identity(full, timeout), timeout))
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=ask, name="procure-scheduler-check", daemon=True)
+    thread.start()
+    thread.join(timeout + RESULT_GRACE_SECONDS)
+    error = box.get("error")
+    reply = box.get("reply")
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if not thread.is_alive() and error is None and isinstance(kind, str) and kind.endswith("Scheduler"):
+        return full
+    if isinstance(kind, str):
+        why = f"a Dask {kind.lower()} answered there, not a scheduler"
+    elif reply is not None:
+        why = "it answered, but not as a Dask scheduler"
+    elif not _accepts(full):
+        why = "nothing accepts connections there"
+    elif thread.is_alive() or error is None or isinstance(error, TimeoutError):
+        why = f"it accepted the connection but did not answer Dask's handshake within {timeout:g} s"
+    else:
+        first = str(error).splitlines()[0] if str(error) else ""
+        said = f"{type(error).__name__}: {first}" if first else type(error).__name__
+        why = f"it accepted the connection but does not speak Dask ({said})"
+    raise InputError(f"{name} = {address!r}: {why}; expected a Dask scheduler (the address `dask scheduler` prints)")
+
+
+def _accepts(address: str) -> bool:
+    """Whether anything accepts a TCP connection at a full address (``scheme://host:port``)."""
+    match = _HOST_PORT.match(address.partition("://")[2])
+    if match is None:
+        return False
+    try:
+        with socket.create_connection((match["v6"] or match["host"], int(match["port"])), CONNECT_CHECK_SECONDS):
+            return True
+    except OSError:
+        return False
+
+
+async def _identity(address: str, timeout: float) -> Any:
+    """What the peer at ``address`` says it is, through Dask's comm layer."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
 def run_chunks(
     func: Callable[..., list[R]],
     parts: Sequence[Any],
@@ -59,6 +294,7 @@ def run_chunks(
     progress: Callable[[int, int], None] | None = None,
     notes: list[str] | None = None,
     where: list[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> list[R]:
     """Run ``func(*args, part)`` for each part; the concatenated results, in order.
 
@@ -71,30 +307,43 @@ def run_chunks(
     args : tuple
         Arguments before the part, the same for every chunk (sent to each worker once).
     scheduler : str, optional
-        Address of a running Dask scheduler (``dask scheduler`` prints it).
+        Address of a running Dask scheduler (``dask scheduler`` prints it): checked with
+        :func:`check_scheduler` first.
     workers : int, optional
-        Worker processes of a local cluster (default: the machine's cores); 1 runs
+        Worker processes of a local cluster (default and most: the machine's cores); 1 runs
         everything in this process.
     progress : callable, optional
         ``progress(done, total)`` after each chunk.
     notes : list of str, optional
-        Gets one line when Dask is missing and a cluster would have paid.
+        Gets one line when Dask is missing and a cluster would have paid, when ``workers``
+        is capped at the cores, and when a lost chunk ran again.
     where : list of str, optional
         Gets one line saying where the chunks ran.
+    deadline : Deadline, optional
+        The results of chunks on a cluster are waited for until then, and
+        :data:`RESULT_GRACE_SECONDS` more (the chunks themselves read it from ``args``); no
+        local cluster starts with less than :data:`LOCAL_CLUSTER_PAYS_SECONDS` left.
+
+    Raises
+    ------
+    InputError
+        Bad ``workers``; a ``scheduler`` that is malformed or does not answer.
+    SolveError
+        A chunk lost on a cluster twice (reason :data:`LOST_WORK_REASON`), the deadline passed
+        on a cluster (``Reason.TIME_LIMIT``), or what ``func`` raises.
     """
     total = len(parts)
     results: list[list[R]] = []
-    if workers is not None and not (isinstance(workers, int) and workers >= 1):
-        raise InputError(f"workers = {workers!r} is invalid: must be a whole number ≥ 1")
+    check_workers(workers)
     if scheduler is not None:
-        missing = dask_missing()
-        if missing:
-            raise InputError(f"scheduler = {scheduler!r} needs Dask: pip install '{SCALE_EXTRA}'")
+        address = check_scheduler(scheduler)
         from distributed import Client
 
-        with Client(scheduler, timeout="10s") as client:
-            _say(where, f"{total} chunks on the Dask cluster at {scheduler}")
-            return _flatten(_on_cluster(client, func, args, parts, progress, 0, total))
+        with Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False) as client:
+            _say(where, f"{total} chunks on the Dask cluster at {address}")
+            return _flatten(_on_cluster(client, func, args, parts, progress, 0, total, deadline, notes,
+                                        f"the Dask cluster at {address}"))  # fmt: skip
+    cores = worker_count(workers, notes)
     if not parts:
         return []
     t0 = time.perf_counter()
@@ -102,8 +351,9 @@ def run_chunks(
     if progress is not None:
         progress(1, total)
     remaining = (time.perf_counter() - t0) * (total - 1)
-    cores = workers or os.cpu_count() or 1
-    if remaining > LOCAL_CLUSTER_PAYS_SECONDS and cores > 1 and total > 1:
+    # a cluster pays when the rest of the work, and the time left for it, outlast its start-up
+    time_left = math.inf if deadline is None else deadline.left()
+    if remaining > LOCAL_CLUSTER_PAYS_SECONDS and time_left > LOCAL_CLUSTER_PAYS_SECONDS and cores > 1 and total > 1:
         missing = dask_missing()
         if missing is None:
             from distributed import Client, LocalCluster
@@ -114,14 +364,16 @@ def run_chunks(
                     n_workers=cores,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=":0",
-                    silence_logs=logging.ERROR,
+                    host=LOCAL_CLUSTER_HOST,
+                    dashboard_address=LOCAL_DASHBOARD_ADDRESS,
+                    silence_logs=LOCAL_CLUSTER_LOG_LEVEL,
                 ) as cluster,  # fmt: skip
-                Client(cluster) as client,
+                Client(cluster, set_as_default=False) as client,
             ):
                 _say(where, f"{total - 1} of {total} chunks on a local Dask cluster of {cores} worker processes "
                      f"(started in {time.perf_counter() - start:.1f} s)")  # fmt: skip
-                results += _on_cluster(client, func, args, parts[1:], progress, 1, total)
+                results += _on_cluster(client, func, args, parts[1:], progress, 1, total, deadline, notes,
+                                       "the local Dask cluster")  # fmt: skip
             return _flatten(results)
         if notes is not None:
             notes.append(missing)
@@ -142,6 +394,15 @@ def _flatten(results: list[list[R]]) -> list[R]:
     return [item for part in results for item in part]
 
 
+def _lost(exc: BaseException) -> bool:
+    """Whether a chunk's error says the cluster lost it (its worker died, its task was cancelled)."""
+    from concurrent.futures import CancelledError
+
+    from distributed.scheduler import KilledWorker
+
+    return isinstance(exc, CancelledError | KilledWorker | asyncio.CancelledError)
+
+
 def _on_cluster(
     client: Any,
     func: Callable[..., list[R]],
@@ -150,13 +411,65 @@ def _on_cluster(
     progress: Callable[[int, int], None] | None,
     done: int,
     total: int,
+    deadline: Deadline | None,
+    notes: list[str] | None,
+    place: str,
 ) -> list[list[R]]:
+    """The chunks' results from ``client``'s cluster, in order; a lost chunk runs again once."""
     from distributed import as_completed
 
-    shared = [client.scatter(a, broadcast=True) for a in args]
-    futures = [client.submit(func, *shared, part, pure=False) for part in parts]
-    for _future in as_completed(futures):
-        done += 1
-        if progress is not None:
-            progress(done, total)
-    return list(client.gather(futures))
+    def scatter(first: bool) -> list[Any]:
+        try:
+            # each argument whole ([a]: a dict or a list would be scattered item by item)
+            return [client.scatter([a], broadcast=True, hash=first, timeout=WORKER_WAIT_SECONDS)[0] for a in args]
+        except TimeoutError as exc:
+            raise SolveError(f"{place} offered no worker within {WORKER_WAIT_SECONDS:g} s to run the work on",
+                             LOST_WORK_REASON) from exc  # fmt: skip
+
+    shared = scatter(True)
+    index: dict[str, int] = {}
+    tries = [0] * len(parts)
+    results: dict[int, list[R]] = {}
+
+    def submit(i: int) -> Any:
+        future = client.submit(func, *shared, parts[i], pure=False)
+        index[future.key] = i
+        return future
+
+    futures = [submit(i) for i in range(len(parts))]
+    left = math.inf if deadline is None else deadline.left()
+    wait = max(left, 0.0) + RESULT_GRACE_SECONDS if math.isfinite(left) else None
+    pending = as_completed(futures, loop=client.loop, raise_errors=False, timeout=wait)
+    try:
+        for future in pending:
+            i = index[future.key]
+            try:
+                results[i] = future.result(timeout=wait)
+            except Exception as exc:
+                if not _lost(exc):
+                    raise
+                if tries[i] >= CHUNK_RETRIES:
+                    raise SolveError(
+                        f"chunk {i + 1} of {len(parts)} was lost on {place} {CHUNK_RETRIES + 1} times (its worker "
+                        f"died or its task was cancelled: {type(exc).__name__}); check the workers' memory and logs",
+                        LOST_WORK_REASON,
+                    ) from exc
+                tries[i] += 1
+                if notes is not None:
+                    notes.append(f"chunk {i + 1} of {len(parts)} was lost on {place} and ran again")
+                if any(s.status != "finished" for s in shared):
+                    shared = scatter(False)
+                new = submit(i)
+                futures.append(new)
+                pending.add(new)
+                continue
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    except TimeoutError as exc:
+        if wait is None or deadline is None:  # only a deadline makes the waits time out: this is the chunk's own
+            raise
+        raise deadline.expired(f"with {len(results)} of {len(parts)} chunks back from {place}") from exc
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+    return [results[i] for i in range(len(parts))]

@@ -25,7 +25,7 @@ from ..errors import invalid
 from ..ledger import Cluster, Ledger
 from ..program import Mode, Plan, Problem, from_ledger
 from ..program.solve import Program
-from .scale import chunks, run_chunks
+from .scale import Deadline, chunks, run_chunks
 
 #: Inputs :func:`sweep` can vary (:data:`procure.defaults.VARY_PARAMETERS`), with their units.
 PARAMETERS = dict(
@@ -164,20 +164,27 @@ def sweep(
         (see :func:`procure.analyses.scale.run_chunks`); the results are the same wherever
         they run.
     workers : int, optional
-        Worker processes of a local Dask cluster for them (1: all in this process).
+        Worker processes of a local Dask cluster for them (1: all in this process; at most
+        the machine's cores).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (value, source), columns of :data:`SWEEP_COLUMNS`.
+        One row per (value, source), columns of :data:`SWEEP_COLUMNS`; its ``attrs["notes"]``
+        lists what the run noted (``workers`` capped at the cores, Dask missing, a chunk lost
+        and run again).
     """
     if parameter not in PARAMETERS:
         raise invalid("parameter", parameter, f"allowed are {', '.join(PARAMETERS)}")
     grid = _check_grid(lo, hi, steps)
     setting = (ledger, cluster or ledger.cluster, budget, parameter, tolerance)
+    notes: list[str] = []
     frames = run_chunks(sweep_points, chunks([float(x) for x in grid], POINTS_PER_CHUNK), args=(setting,),
-                        scheduler=scheduler, workers=workers, progress=_points(progress, len(grid)))  # fmt: skip
-    return pd.concat(frames, ignore_index=True)
+                        scheduler=scheduler, workers=workers, progress=_points(progress, len(grid)),
+                        notes=notes)  # fmt: skip
+    table = pd.concat(frames, ignore_index=True)
+    table.attrs["notes"] = notes
+    return table
 
 
 def _points(progress: Callable[[int, int], None] | None, steps: int) -> Callable[[int, int], None] | None:
@@ -204,7 +211,9 @@ def _signature(plan: Plan) -> tuple:
     return tuple(plan.sources["position"]), tuple(plan.binding)
 
 
-def byte_price_range(problem: Problem, *, tolerance: float = 1e-6) -> tuple[float, float]:
+def byte_price_range(
+    problem: Problem, *, tolerance: float = 1e-6, deadline: Deadline | None = None
+) -> tuple[float, float]:
     """Byte-price multipliers around 1 over which the plan keeps its shape.
 
     The shape is which sources are at zero, bought in part or bought to their cap, and which
@@ -217,20 +226,33 @@ def byte_price_range(problem: Problem, *, tolerance: float = 1e-6) -> tuple[floa
         The plan's problem (budget mode), at the byte price the multipliers are relative to.
     tolerance : float, default 1e-6
         Of each re-solve; tighter than the default so the shape is read off a precise plan.
+    deadline : Deadline, optional
+        When all the re-solves must have ended, the model's build counted; without, each
+        re-solve has :class:`~procure.program.solve.Program`'s default time limit.
 
     Returns
     -------
     (float, float)
         The lowest and highest multiplier with the same shape; an end at
         :data:`RANGING_LIMITS` means the shape holds at least that far.
+
+    Raises
+    ------
+    SolveError
+        A re-solve fails; ``Reason.TIME_LIMIT`` once the deadline has passed.
     """
     if problem.mode is not Mode.BUDGET:
         raise invalid("budget", None, "ranging needs a plan in budget mode")
     base = problem
-    program = Program(base, tolerance=tolerance)
+    if deadline is None:
+        program = Program(base, tolerance=tolerance)
+    else:
+        program = Program(base, tolerance=tolerance, time_limit=deadline.time_limit())
 
     def shape_at(m: float) -> tuple:
         program.reprice(base.with_byte_price_x(m))
+        if deadline is not None:
+            program.time_limit = deadline.time_limit()
         return _signature(program.solve())
 
     here = shape_at(1.0)

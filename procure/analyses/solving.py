@@ -8,6 +8,17 @@ target with the held hours, mix bounds and byte-price multiplier, and with scena
 measure and the recourse. :meth:`SolveRequest.solve` solves it: a certified :class:`Plan`
 without scenarios (and, asked for, the byte-price multipliers over which it keeps its shape),
 a :class:`ScenarioPlan` with EVPI and VSS with them. :func:`solve` does both.
+
+A Dask scheduler is checked in :func:`prepare`, before any solve: its address's form, then
+that a scheduler answers there (:func:`procure.analyses.scale.check_scheduler`).
+
+The time limit bounds every solve of :meth:`SolveRequest.solve` together, from its start: the
+plan, EVPI's per-scenario solves, VSS's mean-scenario plan, and with ``ranging`` the byte-price
+range; out of time, one :class:`~procure.errors.SolveError` (``Reason.TIME_LIMIT``) says what
+was finished. The solves end within the limit and :data:`~procure.defaults.TIME_LIMIT_MARGIN`:
+a model's build counts against the limit but, once started, finishes, and without scenarios the
+plan's model is built before its solve's limit starts. Loading the ledger and building its
+problem (:func:`prepare`) are outside the limit.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from ..output import jsonable
 from ..program import Plan, Problem, from_ledger
 from ..program.scenarios import ScenarioProblem, scenario_problem
 from ..program.stochastic import ScenarioPlan
+from .scale import Deadline, check_scheduler, check_workers, scheduler_address
 
 __all__ = ["ARGUMENT_NAMES", "ScenarioPlan", "Solution", "SolveRequest", "prepare", "solve"]
 
@@ -38,6 +50,7 @@ ARGUMENT_NAMES = {
     "recourse_price_x": "recourse_price_x",
     "scheduler": "scheduler",
     "workers": "workers",
+    "time_limit": "time_limit",
     "evpi": "evpi=False",
     "scenarios": "scenarios=PATH",
     "samples": "samples=N",
@@ -93,16 +106,23 @@ class SolveRequest:
         The deterministic problem (byte-price multiplier applied).
     scenarios : ScenarioProblem or None
         The scenario program, when the request has scenarios.
-    tolerance, time_limit : float
-        Of every solve: relative gap [1] and wall time [s].
+    tolerance : float
+        Of every solve: relative gap [1].
+    time_limit : float
+        Wall time of all the solves of :meth:`solve` together, from its start [s] (see the
+        module's docstring for what it leaves out).
     evpi : bool
         Under scenarios, compute EVPI and VSS (one solve per scenario more).
     scheduler : str or None
-        A Dask scheduler's address for the per-scenario solves.
+        A Dask scheduler's address for the per-scenario solves, in full
+        (``tcp://host:port`` or ``tls://host:port``), checked to answer.
     workers : int or None
-        Worker processes of a local Dask cluster (1: none).
+        Worker processes of a local Dask cluster (1: none; at most the machine's cores).
     ranging : bool
         Also find the byte-price multipliers over which the plan keeps its shape.
+    time_limit_name, evpi_name : str
+        How messages name the time limit and skipping EVPI (:data:`ARGUMENT_NAMES`, or the
+        command's options).
     """
 
     problem: Problem
@@ -113,6 +133,8 @@ class SolveRequest:
     scheduler: str | None = None
     workers: int | None = None
     ranging: bool = False
+    time_limit_name: str = ARGUMENT_NAMES["time_limit"]
+    evpi_name: str = ARGUMENT_NAMES["evpi"]
 
     @property
     def task(self) -> str | None:
@@ -132,23 +154,30 @@ class SolveRequest:
         Raises
         ------
         SolveError
-            No certified plan (its ``reason`` says why).
+            No certified plan (its ``reason`` says why); ``Reason.TIME_LIMIT`` when the time
+            limit ran out, saying what was finished.
         """
+        deadline = Deadline.after(self.time_limit, self.time_limit_name, self.evpi_name)
+        from .uncertainty import out_of_time
+
         if self.scenarios is not None:
             from .uncertainty import solve_uncertain
 
-            result = solve_uncertain(self.scenarios, tolerance=self.tolerance, time_limit=self.time_limit,
-                                     information=self.evpi, scheduler=self.scheduler, workers=self.workers,
-                                     progress=progress)  # fmt: skip
+            result = solve_uncertain(self.scenarios, tolerance=self.tolerance, information=self.evpi,
+                                     scheduler=self.scheduler, workers=self.workers, progress=progress,
+                                     deadline=deadline)  # fmt: skip
             return Solution(result, self.problem)
         from ..program import solve as program  # the solver, looked up when the solve runs
 
-        plan = program.solve_problem(self.problem, tolerance=self.tolerance, time_limit=self.time_limit)
+        with out_of_time(deadline, lambda: "before the plan was certified"):
+            plan = program.solve_problem(self.problem, tolerance=self.tolerance, time_limit=deadline.time_limit(),
+                                         time_left=deadline.time_limit)  # fmt: skip
         span = None
         if self.ranging:
             from .sensitivity import byte_price_range
 
-            span = byte_price_range(self.problem)
+            with out_of_time(deadline, lambda: "after the plan, before its byte-price range was found"):
+                span = byte_price_range(self.problem, deadline=deadline)
         return Solution(plan, self.problem, span)
 
 
@@ -187,6 +216,16 @@ def prepare(
 
     Parameters
     ----------
+    time_limit : float, default :data:`~procure.defaults.DEFAULT_TIME_LIMIT`
+        Wall time of all the solves of :meth:`SolveRequest.solve` together [s], > 0; loading
+        the ledger and building its problem (here) are outside it.
+    scheduler : str, optional
+        A Dask scheduler's address (``tcp://host:port``, ``tls://host:port`` or
+        ``host:port``): checked here, within
+        :data:`~procure.analyses.scale.SCHEDULER_TIMEOUT`, to answer as one.
+    workers : int, optional
+        Worker processes of a local Dask cluster, ≥ 1; more than the machine's cores run as
+        many as it has, with a note in the plan's notes.
     ranging : bool, default False
         Also find the byte-price multipliers over which the plan keeps its shape (budget
         mode, no scenarios).
@@ -199,13 +238,19 @@ def prepare(
         ``ranging`` without a budget or with scenarios; an argument of scenario solves
         (``risk_alpha``, ``risk_weight``, ``recourse_price_x``, ``scheduler``, ``workers``,
         ``evpi=False``) without scenarios; a bad number (see :func:`procure.program.from_ledger`
-        and :func:`procure.program.scenarios.scenario_problem`).
+        and :func:`procure.program.scenarios.scenario_problem`); a bad ``time_limit`` or
+        ``workers``; a malformed ``scheduler`` or one where no Dask scheduler answers.
     LedgerError
         A ledger or scenarios file that cannot be read.
     """
     name = {**ARGUMENT_NAMES, **(names or {})}
     if ranging and budget is None:
         raise InputError(f"{name['ranging']} needs {name['budget']}")
+    if not (isinstance(time_limit, int | float) and not isinstance(time_limit, bool) and time_limit > 0):
+        raise InputError(f"{name['time_limit']} = {time_limit!r} is invalid: must be a number > 0 [s]")
+    check_workers(workers, name["workers"])
+    if scheduler is not None:
+        scheduler_address(scheduler, name["scheduler"])  # its form, before anything is read
     loaded = ledger if isinstance(ledger, Ledger) else load_ledger(ledger)
     found = _scenarios(loaded, scenarios, samples, seed)
     if found is None:
@@ -218,6 +263,8 @@ def prepare(
             )
     elif ranging:
         raise InputError(f"{name['ranging']} is for a plan without scenarios")
+    elif scheduler is not None:
+        scheduler = check_scheduler(scheduler, name["scheduler"])
     problem = from_ledger(loaded, budget=budget, target=target, held=held or None, max_share=max_share or None)
     if byte_price_x is not None:
         problem = problem.with_byte_price_x(byte_price_x)
@@ -231,7 +278,8 @@ def prepare(
             recourse_price_x=recourse_price_x,
         )
     return SolveRequest(problem, uncertain, tolerance=tolerance, time_limit=time_limit, evpi=evpi,
-                        scheduler=scheduler, workers=workers, ranging=ranging)  # fmt: skip
+                        scheduler=scheduler, workers=workers, ranging=ranging, time_limit_name=name["time_limit"],
+                        evpi_name=name["evpi"])  # fmt: skip
 
 
 def solve(

@@ -15,11 +15,17 @@ then, on the same objective (``(1 − W) E[V] + W CVaR_A[V]``):
 Both are differences of certified values, each known within the tolerance; a negative
 difference no larger than that reads as 0. The per-scenario solves run in chunks
 (:mod:`procure.analyses.scale`), here or on Dask.
+
+One :class:`~procure.analyses.scale.Deadline` bounds every solve of :func:`solve_uncertain`:
+the plan's, each chunk's (a chunk that starts late gets the time that is left) and the
+mean-scenario plan's, each model's build counted. Out of time, one
+:class:`~procure.errors.SolveError` (``Reason.TIME_LIMIT``) says what was finished.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -27,12 +33,14 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
+from ..errors import Reason, SolveError
 from ..program.certify import dual_certified_value
+from ..program.plan import Plan
 from ..program.problem import Problem
 from ..program.scenarios import ScenarioProblem
-from ..program.solve import solve_problem
-from ..program.stochastic import ScenarioPlan, scenario_values, solve_scenarios
-from .scale import chunks, run_chunks
+from ..program.solve import Program, solve_problem
+from ..program.stochastic import ScenarioPlan, scenario_plan, scenario_values
+from .scale import Deadline, chunks, run_chunks
 
 #: Scenarios per chunk of the wait-and-see solves: a chunk is one task on a Dask worker.
 SCENARIOS_PER_CHUNK = 10
@@ -40,13 +48,69 @@ SCENARIOS_PER_CHUNK = 10
 
 def best_values(options: dict[str, Any], problems: list[Problem]) -> list[float]:
     """The certified value of the best plan of each deterministic problem [own-hour eq.]: by the
-    dual alone where it certifies (:mod:`procure.program.certify`), else by the Pyomo program."""
+    dual alone where it certifies (:mod:`procure.program.certify`), else by the Pyomo program.
+
+    ``options`` are :class:`~procure.program.solve.Program`'s (``tolerance``, ``time_limit`` of
+    each solve), or ``tolerance`` and ``deadline``, a :class:`~procure.analyses.scale.Deadline`
+    that every solve of the chunk ends by (a chunk that starts late gets what is left).
+    """
     tolerance = float(options.get("tolerance", DEFAULT_TOLERANCE))
+    deadline = options.get("deadline")
     values = []
     for p in problems:
+        if deadline is not None:
+            deadline.time_limit()  # out of time: raise before the next problem
         quick = dual_certified_value(p, tolerance)
-        values.append(quick if quick is not None else solve_problem(p, **options).value)
+        if quick is not None:
+            values.append(quick)
+        elif deadline is None:
+            values.append(solve_problem(p, **options).value)
+        else:
+            values.append(solve_by(p, deadline, tolerance=tolerance)[1].value)
     return values
+
+
+def solve_by(
+    problem: Problem | ScenarioProblem, deadline: Deadline, *, tolerance: float, fixed_hours: np.ndarray | None = None
+) -> tuple[Program, Plan]:
+    """Build and solve a program within what is left of ``deadline``, its build counted.
+
+    Parameters
+    ----------
+    problem : Problem or ScenarioProblem
+        What to solve (see :class:`~procure.program.solve.Program`).
+    deadline : Deadline
+        When the solve must have ended.
+    tolerance : float
+        Relative gap of the certificate [1].
+    fixed_hours : numpy.ndarray, optional
+        Hours bought now, fixed (to value a given plan with recourse) [h].
+
+    Returns
+    -------
+    (Program, Plan)
+        The solved program and its plan.
+
+    Raises
+    ------
+    SolveError
+        ``Reason.TIME_LIMIT`` when the deadline passes before or during the solve; what the
+        solve raises.
+    """
+    program = Program(problem, tolerance=tolerance, time_limit=deadline.time_limit(), fixed_hours=fixed_hours)
+    program.time_limit = deadline.time_limit()  # what the build left
+    return program, program.solve()
+
+
+@contextmanager
+def out_of_time(deadline: Deadline, finished: Callable[[], str]) -> Iterator[None]:
+    """Turn a solve's time-out into the deadline's one line, saying ``finished()``."""
+    try:
+        yield
+    except SolveError as exc:
+        if exc.reason is not Reason.TIME_LIMIT:
+            raise
+        raise deadline.expired(finished()) from exc
 
 
 def _within_tolerance(difference: float, scale: float, tolerance: float) -> float:
@@ -74,6 +138,7 @@ def solve_uncertain(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> ScenarioPlan:
     """The plan under uncertainty, with EVPI, VSS and the mean-scenario plan.
 
@@ -81,35 +146,65 @@ def solve_uncertain(
     ----------
     problem : ScenarioProblem
         Scenarios, risk measure and recourse.
-    tolerance, time_limit : float
-        Of every solve (see :class:`procure.program.solve.Program`).
+    tolerance : float
+        Relative gap of every solve [1] (see :class:`procure.program.solve.Program`).
+    time_limit : float
+        Wall time of all the solves together, builds counted [s], > 0.
     information : bool, default True
         Compute EVPI and VSS (one solve per scenario more); False leaves them NaN.
     scheduler : str, optional
         A Dask scheduler's address for the per-scenario solves.
     workers : int, optional
-        Worker processes of a local cluster when one pays (1: all in this process).
+        Worker processes of a local cluster when one pays (1: all in this process; at most
+        the machine's cores, with a note when capped).
     progress : callable, optional
         ``progress(done, total)`` as chunks of scenarios finish.
+    deadline : Deadline, optional
+        Instead of ``time_limit``: when all the solves must have ended.
+
+    Raises
+    ------
+    SolveError
+        No certified plan; ``Reason.TIME_LIMIT`` when the time ran out, saying what was finished.
     """
-    options: dict[str, Any] = {"tolerance": tolerance, "time_limit": time_limit}
-    plan = solve_scenarios(problem, **options)
+    deadline = deadline or Deadline.after(time_limit)
+    with out_of_time(deadline, lambda: "before the plan was certified"):
+        program, solved = solve_by(problem, deadline, tolerance=tolerance)
+        plan = scenario_plan(program, solved)
     notes: list[str] = _silent_ranges(problem)
     if not information:
         return replace(plan, notes=plan.notes + notes)
     where: list[str] = []
     parts = chunks([problem.scenario(k) for k in range(problem.count)], SCENARIOS_PER_CHUNK)
-    best = np.array(run_chunks(best_values, parts, args=(options,), scheduler=scheduler, workers=workers,
-                               progress=progress, notes=notes, where=where))  # fmt: skip
+    chunks_done = [0]
+
+    def tick(done: int, total: int) -> None:
+        chunks_done[0] = done
+        if progress is not None:
+            progress(done, total)
+
+    def evpi_part() -> str:
+        solved = min(chunks_done[0] * SCENARIOS_PER_CHUNK, problem.count)
+        return (f"after the plan, with {solved:,} of the {problem.count:,} per-scenario solves of EVPI done (skip "
+                f"EVPI and VSS with {deadline.skip})")  # fmt: skip
+
+    options: dict[str, Any] = {"tolerance": tolerance, "deadline": deadline}
+    with out_of_time(deadline, evpi_part):
+        best = np.array(run_chunks(best_values, parts, args=(options,), scheduler=scheduler, workers=workers,
+                                   progress=tick, notes=notes, where=where, deadline=deadline))  # fmt: skip
     wait_and_see = problem.objective(best)
-    mean_hours = solve_problem(problem.mean(), **options).sources["hours"].to_numpy(dtype=float)
-    if problem.recourse_price_x is None:
-        mean_values = scenario_values(problem, mean_hours)
-        mean_objective = problem.objective(mean_values)
-    else:
-        fixed = solve_scenarios(problem, fixed_hours=mean_hours, **options)
-        mean_values = fixed.scenario_values["value"].to_numpy(dtype=float)
-        mean_objective = fixed.value
+    vss_part = (f"after the plan and EVPI's {problem.count:,} per-scenario solves, before the mean-scenario plan of "
+                f"VSS was certified (skip EVPI and VSS with {deadline.skip})")  # fmt: skip
+    with out_of_time(deadline, lambda: vss_part):
+        mean_hours = solve_by(problem.mean(), deadline, tolerance=tolerance)[1].sources["hours"].to_numpy(dtype=float)
+        if problem.recourse_price_x is None:
+            mean_values = scenario_values(problem, mean_hours)
+            mean_objective = problem.objective(mean_values)
+        else:
+            fixed_program, fixed_plan = solve_by(problem, deadline, tolerance=tolerance, fixed_hours=mean_hours)
+            fixed = scenario_plan(fixed_program, fixed_plan)
+            mean_values = fixed.scenario_values["value"].to_numpy(dtype=float)
+            mean_objective = fixed.value
     rp = plan.value
     mean_table = pd.DataFrame(
         {"scenario": list(problem.names), "probability": problem.probability, "value": mean_values}

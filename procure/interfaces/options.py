@@ -1,17 +1,80 @@
 """The options several commands share: the ledger, ``--json [FILE]``, ``--plot FILE``, the
-format and cluster options of ``bill`` and ``simulate``, and ``NAME=NUMBER`` pairs."""
+format and cluster options of ``bill`` and ``simulate``, ``NAME=NUMBER`` pairs, and numbers
+checked against the range of the field they set (:class:`FieldNumber`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import click
 
 from ..defaults import READ_CHOICES
 
+if TYPE_CHECKING:
+    from ..spec import Range
+
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def field_range(name: str) -> Range:
+    """The :class:`procure.spec.Range` of a number, by the name :func:`procure.ledger.schema.field`
+    takes: a ``sources.csv`` column, an option, or a ``cluster.toml`` key as ``table.key``."""
+    from ..ledger.schema import field
+
+    return field(name)
+
+
+@overload
+def check_number(name: str, value: float, option: str) -> float: ...
+@overload
+def check_number(name: str, value: None, option: str) -> None: ...
+def check_number(name: str, value: float | None, option: str) -> float | None:
+    """An option's number checked against the range of field ``name`` (None passes through).
+
+    Raises
+    ------
+    InputError
+        Naming the option (without its dashes), the value and what is allowed.
+    """
+    if value is None:
+        return None
+    from ..spec import check
+
+    return check(field_range(name), value, option.lstrip("-").replace("-", "_"))
+
+
+class FieldNumber(click.ParamType):
+    """A number option with the range of a field (:func:`field_range`): ``--price`` takes
+    what ``price_usd_per_hour`` takes in a ledger, with the same message on a bad one.
+
+    Parameters
+    ----------
+    field : str
+        The field's name.
+    integer : bool, default False
+        Read the option as a whole number (``--seed``).
+    """
+
+    name = "number"
+
+    def __init__(self, field: str, integer: bool = False) -> None:
+        self.field, self.integer = field, integer
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The option's text read as a number and checked (an :class:`procure.errors.InputError`
+        when it is out of range)."""
+        if not isinstance(value, str):
+            number = value
+        else:
+            try:
+                number = int(value) if self.integer else float(value)
+            except ValueError:
+                self.fail(f"{value!r} is not a {'whole number' if self.integer else 'number'}", param, ctx)
+        option = param.opts[0] if param is not None and param.opts else self.field
+        checked = check_number(self.field, number, option)
+        return int(number) if self.integer and checked is not None else checked
 
 
 def ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,21 +143,55 @@ def format_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def pairs(option: str, values: tuple[str, ...]) -> dict[str, float]:
+def pairs(option: str, values: tuple[str, ...], field: str | None = None) -> dict[str, float]:
     """Parse repeated ``NAME=NUMBER`` options into ``{name: number}``.
+
+    Parameters
+    ----------
+    option : str
+        The option, for the messages (``--held``).
+    values : tuple of str
+        Each ``NAME=NUMBER`` given.
+    field : str, optional
+        The field whose range each number must be in (:func:`field_range`): ``held_hours``
+        for ``--held``.
 
     Raises
     ------
     click.BadParameter
-        An item that is not ``NAME=NUMBER``, naming the option.
+        An item that is not ``NAME=NUMBER``, or a name given twice, naming the option.
+    InputError
+        A number out of the field's range, named as ``held own``.
     """
     out: dict[str, float] = {}
     for item in values:
         name, sep, number = item.partition("=")
+        name = name.strip()
         try:
             if not sep or not name:
                 raise ValueError
-            out[name.strip()] = float(number)
+            value = float(number)
         except ValueError:
             raise click.BadParameter(f"{item!r} is not NAME=NUMBER", param_hint=f"'{option}'") from None
+        if name in out:
+            raise click.BadParameter(
+                f"{name!r} is given twice ({name}={out[name]:g} and {item}): give each name once",
+                param_hint=f"'{option}'",
+            )
+        if field is not None:
+            from ..spec import check
+
+            value = check(field_range(field), value, f"{option.lstrip('-').replace('-', '_')} {name}")
+        out[name] = value
     return out
+
+
+#: Help of ``--time-limit``.
+TIME_LIMIT_HELP = (
+    "Seconds allowed for all the solves together: the plan, EVPI's per-scenario solves, VSS and --ranging "
+    "(loading the ledger is not counted)."
+)
+#: Help of ``--scheduler``.
+SCHEDULER_HELP = "A Dask scheduler (tcp://host:port, tls://host:port or host:port); checked before solving."
+#: Help of ``--workers``.
+WORKERS_HELP = "Worker processes of a local Dask cluster (1: none; at most this machine's cores)."

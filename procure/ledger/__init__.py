@@ -3,6 +3,10 @@
 * :mod:`procure.ledger.schema`: each column of ``sources.csv`` and key of ``cluster.toml``
   with its unit, default and range;
 * :mod:`procure.ledger.sources`: ``sources.csv`` read and validated a column at a time;
+* :mod:`procure.ledger.csvtext`: a ledger CSV file's text (a byte-order mark, its line ends,
+  records spanning lines), checked to be UTF-8 separated by commas;
+* :mod:`procure.ledger.edit` and :mod:`procure.ledger.sheet`: ``sources.csv`` changed in
+  place, under a lock, keeping what the edit does not change;
 * :mod:`procure.ledger.cluster`: ``cluster.toml`` read into a :class:`Cluster`;
 * :mod:`procure.ledger.cards`: model and accelerator cards, and the shipped folders;
 * :mod:`procure.ledger.load`: a ledger folder read whole (:class:`Ledger`);

@@ -2,23 +2,34 @@
 
 ``models/NAME.toml`` is a model card (``params``, ``input_side``, ``patch``, ``source``);
 ``models/accelerators.toml`` holds one table per accelerator type (``peak_flops``,
-``nvdec_engines``, ``source``). Every error names the file, the key, the value and what is
-allowed, as one line.
+``nvdec_engines``, ``source``). A model card is named, in ``cluster.toml`` or by ``--model``,
+by its file name in ``models/`` without ``.toml``: letters, digits, ``.``, ``_`` and ``-``, not
+starting with a dot (:data:`CARD_NAME`), so no name reads a file outside ``models/``. Every
+error names the file, the key, the value and what is allowed, as one line.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
-from ..spec import Range, check, did_you_mean
+from ..spec import Range, bad_message, check, did_you_mean
+from .csvtext import check_regular, decode, short, shown
 from .schema import ACCELERATOR_FIELDS, CLUSTER_FIELDS, MODEL_CARD_KEYS
 
 #: Name of the accelerator file in a folder of cards.
 ACCELERATOR_FILE = "accelerators.toml"
+#: What a model card's name may be: its file name in ``models/`` without ``.toml``.
+CARD_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+#: What :data:`CARD_NAME` allows, as messages say it.
+CARD_NAME_RULE = "a card's name is letters, digits, '.', '_' and '-', not starting with '.' (no folders)"
+#: Largest TOML file read [bytes]: a cluster or a card is a few hundred bytes.
+MOST_TOML_BYTES = 1_000_000
 
 
 def _package_data(name: str) -> Path:
@@ -62,21 +73,51 @@ class AcceleratorCard:
     source: str = ""
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file as a dict.
+def read_toml(path: Path, what: str = "") -> dict[str, Any]:
+    """A TOML file as a dict; a byte-order mark (a file saved by a Windows editor) is read through.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    what : str, optional
+        What the file is for, for the message when it is missing.
 
     Raises
     ------
     LedgerError
-        No such file, or not TOML.
+        No such file, not a regular file, larger than :data:`MOST_TOML_BYTES`, not UTF-8, not
+        TOML, nested too deep, or holding a whole number too long to read.
     """
-    if not path.is_file():
-        raise LedgerError(f"{path}: no such file")
+    check_regular(path, what)
+    if path.stat().st_size > MOST_TOML_BYTES:
+        raise LedgerError(f"{path}: larger than {MOST_TOML_BYTES:,} bytes: it is not a ledger's TOML file")
+    _bom, text = decode(path, path.read_bytes())
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LedgerError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise LedgerError(f"{path}: not valid TOML: arrays or tables nested too deep") from None
+    except ValueError:  # a whole number beyond Python's digit limit for text
+        raise LedgerError(
+            f"{path}: not valid TOML: a number has more than {sys.get_int_max_str_digits():,} digits"
+        ) from None
+
+
+def check_card_name(name: object, field: str = "model", where: str = "") -> str:
+    """A model card's name, checked against :data:`CARD_NAME`.
+
+    Raises
+    ------
+    LedgerError
+        Naming the field and the value: not text, a path, a leading dot.
+    """
+    prefix = f"{where}: " if where else ""
+    if not isinstance(name, str) or not CARD_NAME.fullmatch(name):
+        shown = short(name) if isinstance(name, str) else name
+        raise LedgerError(f"{prefix}{field} = {shown!r} is invalid: {CARD_NAME_RULE}")
+    return name
 
 
 def check_number(path: Path | None, key: str, value: Any, spec: Range) -> float:
@@ -85,9 +126,14 @@ def check_number(path: Path | None, key: str, value: Any, spec: Range) -> float:
     Raises
     ------
     LedgerError
-        ``path: key = value is invalid: must be …``.
+        ``path: key = value is invalid: must be …`` (a whole number of many digits shown by
+        its first ones, :func:`procure.ledger.csvtext.shown`).
     """
-    return check(spec, value, key, str(path) if path is not None else "", error=LedgerError)
+    where = str(path) if path is not None else ""
+    try:
+        return check(spec, value, key, where, error=LedgerError)
+    except LedgerError:
+        raise LedgerError(bad_message(spec, key, shown(value), where)) from None
 
 
 def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCard]:
@@ -96,6 +142,8 @@ def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCar
     data = read_toml(path)
     cards = {}
     for name, table in data.items():
+        if not isinstance(table, dict):
+            raise LedgerError(f"{path}: {short(name)} = {short(str(table))!r} is invalid: must be a table")
         pf = check_number(path, f"{name}.peak_flops", table.get("peak_flops"), ACCELERATOR_FIELDS["peak_flops"])
         ne = check_number(
             path, f"{name}.nvdec_engines", table.get("nvdec_engines"), ACCELERATOR_FIELDS["nvdec_engines"]
@@ -107,12 +155,40 @@ def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCar
 def model_names(directory: Path | None = None) -> list[str]:
     """Names of the model cards shipped in ``models/``."""
     d = directory or models_dir()
-    return sorted(p.stem for p in d.glob("*.toml") if p.stem != Path(ACCELERATOR_FILE).stem)
+    stems = (p.stem for p in d.glob("*.toml") if p.stem != Path(ACCELERATOR_FILE).stem)
+    return sorted(s for s in stems if CARD_NAME.fullmatch(s))
+
+
+def check_sides(path: Path | None, input_side: float, patch: float, names: tuple[str, str]) -> None:
+    """A model must see at least one patch of a frame: ``input_side ≥ patch``.
+
+    Raises
+    ------
+    LedgerError
+        Naming both (``names``, as the user gave them) and their values.
+    """
+    if input_side < patch:
+        where = f"{path}: " if path is not None else ""
+        raise LedgerError(
+            f"{where}{names[0]} = {input_side:g} is invalid: must be at least {names[1]} = {patch:g} px "
+            "(a model with a side below its patch sees no pixels: 0 tokens a frame)"
+        )
 
 
 def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
-    """Read the model card ``models/NAME.toml`` (params, input_side, patch, source)."""
+    """Read the model card ``models/NAME.toml`` (params, input_side, patch, source).
+
+    ``name`` is a card's name (:data:`CARD_NAME`), never a path: only files of ``directory``
+    (default: the shipped ``models/``) are read.
+
+    Raises
+    ------
+    LedgerError
+        A name that is not a card's name or names no card; a card with an unknown key, a bad
+        number, or an input side below its patch.
+    """
     d = directory or models_dir()
+    check_card_name(name)
     path = d / f"{name}.toml"
     if name == Path(ACCELERATOR_FILE).stem or not path.is_file():
         raise LedgerError(f"model = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})")
@@ -121,11 +197,15 @@ def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
     for key in data:
         if key not in MODEL_CARD_KEYS:
             allowed = ", ".join(MODEL_CARD_KEYS)
-            raise LedgerError(f"{path}: {key} is unknown{did_you_mean(key, MODEL_CARD_KEYS)}: allowed are {allowed}")
-    return ModelCard(
+            raise LedgerError(
+                f"{path}: {short(key)} is unknown{did_you_mean(key, MODEL_CARD_KEYS)}: allowed are {allowed}"
+            )
+    card = ModelCard(
         name=str(data.get("name", name)),
         params=check_number(path, "params", data.get("params"), spec["params"]),
         input_side=check_number(path, "input_side", data.get("input_side"), spec["input_side"]),
         patch=check_number(path, "patch", data.get("patch"), spec["patch"]),
         source=str(data.get("source", "")),
     )
+    check_sides(path, card.input_side, card.patch, ("input_side", "patch"))
+    return card

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..errors import LedgerError
 from ..spec import NON_EMPTY_TEXT, did_you_mean
-from .cards import check_number, load_accelerators, load_model_card, read_toml
+from .cards import check_card_name, check_number, check_sides, load_accelerators, load_model_card, read_toml
+from .csvtext import short
 from .schema import CLUSTER_FIELDS
 
 #: Keys of ``[model]`` besides its fields: ``card`` names the card as ``name`` does, ``source``
@@ -98,15 +99,15 @@ def _check_tables(path: Path, data: dict[str, Any]) -> None:
     for table, body in data.items():
         if table not in CLUSTER_FIELDS:
             raise LedgerError(
-                f"{path}: table [{table}] is unknown{did_you_mean(table, CLUSTER_FIELDS)}: "
+                f"{path}: table [{short(table)}] is unknown{did_you_mean(table, CLUSTER_FIELDS)}: "
                 f"allowed are {', '.join(CLUSTER_FIELDS)}"
             )
         if not isinstance(body, dict):
-            raise LedgerError(f"{path}: {table} = {body!r} is invalid: must be a table")
+            raise LedgerError(f"{path}: {short(table)} = {short(repr(body))} is invalid: must be a table")
         for key in body:
             if key not in CLUSTER_FIELDS[table] and not (table == "model" and key in MODEL_EXTRA_KEYS):
                 raise LedgerError(
-                    f"{path}: {table}.{key} is unknown{did_you_mean(key, CLUSTER_FIELDS[table])}: "
+                    f"{path}: {table}.{short(key)} is unknown{did_you_mean(key, CLUSTER_FIELDS[table])}: "
                     f"allowed are {', '.join(CLUSTER_FIELDS[table])}"
                 )
 
@@ -130,7 +131,11 @@ def _values(path: Path, data: dict[str, Any]) -> dict[str, Any]:
                 values[key] = value
             elif spec.kind == "text":
                 if not isinstance(value, str) or not value:
-                    raise LedgerError(f"{path}: {qualified} = {value!r} is invalid: must be {NON_EMPTY_TEXT}")
+                    raise LedgerError(
+                        f"{path}: {qualified} = {short(str(value))!r} is invalid: must be {NON_EMPTY_TEXT}"
+                    )
+                if table == "model" and key == "name":
+                    check_card_name(value, "model.card" if "card" in data.get(table, {}) else qualified, str(path))
                 values[key] = value
             else:
                 values[key] = check_number(path, qualified, value, spec)
@@ -143,11 +148,12 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
     Raises
     ------
     LedgerError
-        An unknown table or key, a value of the wrong type or range, an unknown model card or
-        accelerator type.
+        An unknown table or key, a value of the wrong type or range, a model card name that is
+        not one (:data:`procure.ledger.cards.CARD_NAME`) or names no card, an input side below
+        the patch (the model would see no pixels), an unknown accelerator type.
     """
     path = Path(path)
-    data = read_toml(path)
+    data = read_toml(path, "a ledger folder needs cluster.toml")
     if isinstance(data.get("model"), str):
         data["model"] = {"name": data["model"]}
     _check_tables(path, data)
@@ -157,11 +163,16 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
     if acc not in accelerators:
         raise LedgerError(f"{path}: accelerator.type = {acc!r} is unknown: allowed are {', '.join(accelerators)}")
     card = load_model_card(values["name"], models)
+    input_side, patch = values["input_side"] or card.input_side, values["patch"] or card.patch
+    side_name, patch_name = (
+        f"model.{k}" if values[k] else f"{k} of card {card.name!r}" for k in ("input_side", "patch")
+    )
+    check_sides(path, input_side, patch, (side_name, patch_name))
     return Cluster(
         model=card.name,
         params=values["params"] or card.params,
-        input_side=values["input_side"] or card.input_side,
-        patch=values["patch"] or card.patch,
+        input_side=input_side,
+        patch=patch,
         accelerator=acc,
         count=values["count"],
         mfu=values["mfu"],

@@ -49,6 +49,7 @@ from .lerobot_info import (
     read_info,
     video_info,
 )
+from .sources import check_source_value
 
 #: Episodes a chunk when ``info.json`` gives no ``chunks_size`` (LeRobot's default) [episodes].
 DEFAULT_CHUNK_SIZE = 1000
@@ -221,6 +222,8 @@ def import_lerobot(
         A ``repeat`` out of range, or a video file that cannot be read (naming it).
     """
     runs = check_repeat(repeat)
+    if price is not None:
+        price = float(check_source_value("price_usd_per_hour", price, "price"))
     path, info = read_info(folder)
     root = Path(folder)
     fps = float(info["fps"])

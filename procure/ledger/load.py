@@ -64,6 +64,7 @@ __all__ = [
     "check_field",
     "check_source_value",
     "default_ledger_dir",
+    "ledger_files",
     "load_accelerators",
     "load_ledger",
     "load_model_card",
@@ -100,6 +101,18 @@ class Ledger:
                 f"kind = {name!r} is not in {self.path / 'sources.csv'}: sources are {', '.join(s['source'])}"
             )
         return hit.iloc[0]
+
+
+#: The files of a ledger folder a command reads.
+LEDGER_FILES = ("sources.csv", "cluster.toml", "scenarios.csv")
+
+
+def ledger_files(directory: Path | str | None = None, models: Path | None = None) -> list[Path]:
+    """The files a command reads from a ledger folder (the default one if None) and its cards,
+    which no output of the command may overwrite (:meth:`procure.output.Outputs.reads`)."""
+    d = Path(directory) if directory is not None else default_ledger_dir()
+    cards = models or models_dir()
+    return [d / name for name in LEDGER_FILES] + sorted(cards.glob("*.toml"))
 
 
 def load_ledger(directory: Path | str | None = None, models: Path | None = None) -> Ledger:

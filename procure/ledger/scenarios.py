@@ -18,6 +18,7 @@ Every error names the file, the line, the field, the value and what is allowed.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,10 +27,10 @@ import pandas as pd
 
 from ..curves import needs_scale
 from ..errors import LedgerError
-from ..spec import did_you_mean
+from ..spec import check, did_you_mean
 from .load import Ledger
-from .schema import RANGE_SUFFIXES, UNCERTAIN_COLUMNS
-from .sources import check_source_value, read_csv_text
+from .schema import OPTION_FIELDS, RANGE_SUFFIXES, UNCERTAIN_COLUMNS
+from .sources import check_source_value, read_csv_text, record_lines
 
 #: File name of a ledger's scenarios.
 SCENARIO_FILE = "scenarios.csv"
@@ -111,8 +112,9 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
     changes: dict[str, list[tuple[int, str, float]]] = {}
     probability: dict[str, tuple[float, int]] = {}
     seen: dict[tuple[str, str], int] = {}
+    lines = record_lines(path, len(raw))
     for i, rec in enumerate(raw.to_dict("records")):
-        line = i + 2
+        line = lines[i]
         if all(str(v).strip() == "" for v in rec.values()):
             continue
         where = f"{path}: line {line}"
@@ -204,8 +206,7 @@ def sample_scenarios(sources: pd.DataFrame, samples: int, seed: int = 0) -> Scen
     """
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SCENARIOS:
         raise LedgerError(f"samples = {samples!r} is invalid: must be a whole number ≥ 1 and ≤ {MAX_SCENARIOS:,}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise LedgerError(f"seed = {seed!r} is invalid: must be a whole number ≥ 0")
+    check(OPTION_FIELDS["seed"], seed, error=LedgerError)
     ranged = ranged_columns(sources)
     if not ranged:
         names = ", ".join(f"{c}_low/{c}_high" for c in UNCERTAIN_COLUMNS)
@@ -228,7 +229,15 @@ def ledger_scenarios(
     ledger: Ledger, path: Path | str | None = None, *, samples: int | None = None, seed: int = 0
 ) -> Scenarios | None:
     """A ledger's scenarios: from ``path``, else sampled if ``samples`` is given, else the
-    ledger folder's ``scenarios.csv`` if it has one; None without any."""
+    ledger folder's ``scenarios.csv`` if it has one; None without any.
+
+    Raises
+    ------
+    LedgerError
+        Both a file and samples; a ``scenarios.csv`` in the ledger folder that is not a
+        regular file (a folder, a FIFO, a link to nothing); what :func:`read_scenarios` and
+        :func:`sample_scenarios` refuse.
+    """
     if path is not None and samples is not None:
         raise LedgerError("scenarios: give a scenarios file or --samples, not both")
     if path is not None:
@@ -236,4 +245,6 @@ def ledger_scenarios(
     if samples is not None:
         return sample_scenarios(ledger.sources, samples, seed)
     own = ledger.path / SCENARIO_FILE
-    return read_scenarios(own, ledger.sources) if own.is_file() else None
+    if not os.path.lexists(own):
+        return None
+    return read_scenarios(own, ledger.sources)

@@ -13,6 +13,7 @@ import math
 
 from ..curves import NAMES, REGISTRY, shape_range, shaped
 from ..pipeline.formulas import PIXELS_1080P, READ_MODES, STORED_MODES
+from ..pipeline.queue import MAX_CV
 from ..spec import Range
 
 #: The value curves a source may have.
@@ -27,6 +28,14 @@ DEFAULT_CURVE_SHAPE = {c.name: c.default_shape for c in shaped()}
 MOST_HOURS = 1e9  # [h]
 MOST_USD = 1e12  # [$]
 MOST_PIXELS = 16_384  # [px], a 16K frame's side
+#: Smallest value other than 0 of every number of a ledger and of the options, in the field's
+#: own unit (a millionth of an hour, a dollar, a frame a second, a share), unless the field
+#: has a larger low end: far below any real figure, and far above the denormals (5e-324) whose
+#: quotients overflow to inf. With every number between this and its largest value, every
+#: product and quotient the pipeline, the bill and the program form stays finite.
+LEAST = 1e-6  # [the field's unit]
+#: Smallest frame side: a frame narrower than a pixel holds nothing [px].
+LEAST_PIXELS = 1.0
 #: Prefix of the columns of sources.csv that procure ignores: a team's own notes.
 USER_COLUMN_PREFIX = "x_"
 
@@ -111,6 +120,11 @@ SOURCE_COLUMNS: dict[str, Range] = {
     )
 }
 
+for _name, _column in SOURCE_COLUMNS.items():
+    if _column.kind == "number" and _column.least == 0:
+        _least = LEAST_PIXELS if _column.unit == "px" else LEAST
+        SOURCE_COLUMNS[_name] = dataclasses.replace(_column, least=_least)
+
 #: Columns whose value may be uncertain: a scenario may give another value, and a range
 #: (``NAME_low``, ``NAME_high``) lets ``--samples`` draw one (:mod:`procure.ledger.scenarios`).
 UNCERTAIN_COLUMNS = ("exchange_rate", "survival", "saturation_hours", "price_usd_per_hour")
@@ -132,8 +146,8 @@ NUMBER_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.kind == "number
 
 
 def _number(name: str, unit: str, default: float | None, doc: str, **bounds: float | bool) -> Range:
-    """A number key of cluster.toml: ``> 0`` unless ``bounds`` says otherwise."""
-    ends: dict[str, float | bool] = {"low": 0.0, "low_open": True, **bounds}
+    """A number key of cluster.toml: ``≥ LEAST`` (:data:`LEAST`) unless ``bounds`` says otherwise."""
+    ends: dict[str, float | bool] = {"low": 0.0, "low_open": True, "least": LEAST, **bounds}
     return Range(name, unit, default, doc=doc, **ends)  # type: ignore[arg-type]
 
 
@@ -196,3 +210,70 @@ ACCELERATOR_FIELDS = _table(
 )
 #: Keys a model card may have.
 MODEL_CARD_KEYS = ("name", "params", "input_side", "patch", "source")
+
+#: Largest multiplier on the byte price [1].
+MOST_BYTE_PRICE_X = 1e4
+#: Largest value a plan may be asked to reach [own-hour equivalents]: a billion hours at the
+#: largest exchange rate.
+MOST_VALUE = MOST_HOURS * 1_000
+#: Largest multiple of its price an hour bought later may cost [1].
+MOST_RECOURSE_X = 1e4
+#: Largest seed of a random draw: 64 bits [1].
+MOST_SEED = 2**64 - 1
+
+#: Numbers given only as an argument or a command option (not a column or a key), with the
+#: same conventions; ``docs/ledger.md`` lists them.
+OPTION_FIELDS = _table(
+    # A budget only bounds the money spent (nothing is divided by it): any amount from 0 up.
+    Range("budget", "$", None, low=0.0, high=MOST_USD, doc="dollars to spend"),
+    Range(
+        "target", "own-hour equivalents", None, low=0.0, low_open=True, high=MOST_VALUE, least=LEAST,
+        doc="value to reach at least cost",
+    ),
+    Range(
+        "byte_price_x", "1", 1.0, low=0.0, high=MOST_BYTE_PRICE_X, least=LEAST,
+        doc="multiplier on the byte price (0: bytes are free)",
+    ),
+    Range("max_share", "1", None, low=0.0, high=1.0, least=LEAST, doc="most share of effective hours from a source"),
+    Range("decode_cv", "1", 0.0, low=0.0, high=MAX_CV, least=LEAST, doc="coefficient of variation of decode times"),
+    Range("train_cv", "1", 0.0, low=0.0, high=MAX_CV, least=LEAST, doc="coefficient of variation of train times"),
+    Range("seed", "1", 0, low=0, high=MOST_SEED, integer=True, doc="seed of the random draws"),
+    Range(
+        "risk_alpha", "1", 0.1, low=0.0, low_open=True, high=1.0, least=LEAST,
+        doc="worst share of scenarios whose mean is the CVaR",
+    ),
+    Range("risk_weight", "1", 0.0, low=0.0, high=1.0, least=LEAST, doc="weight of the CVaR in the objective"),
+    Range(
+        "recourse_price_x", "1", None, low=1.0, high=MOST_RECOURSE_X,
+        doc="multiple of its price a scenario pays for hours bought later",
+    ),
+)  # fmt: skip
+#: What each input a sweep varies (``procure.defaults.VARY_PARAMETERS``) accepts: the
+#: same :class:`~procure.spec.Range` as where it enters otherwise.
+VARY_FIELDS: dict[str, Range] = {
+    "byte_price_x": OPTION_FIELDS["byte_price_x"],
+    "budget": OPTION_FIELDS["budget"],
+    "accelerator_usd_per_hour": CLUSTER_FIELDS["prices"]["accelerator_usd_per_hour"],
+    "core_usd_per_hour": CLUSTER_FIELDS["prices"]["core_usd_per_hour"],
+    "params": CLUSTER_FIELDS["model"]["params"],
+}
+
+
+def field(name: str) -> Range:
+    """The :class:`~procure.spec.Range` of a number by its name: a column of ``sources.csv``,
+    an option (:data:`OPTION_FIELDS`), an input a sweep varies (:data:`VARY_FIELDS`), or a key
+    of ``cluster.toml`` as ``table.key``.
+
+    Raises
+    ------
+    KeyError
+        No field of that name.
+    """
+    if name in SOURCE_COLUMNS:
+        return SOURCE_COLUMNS[name]
+    if name in OPTION_FIELDS:
+        return OPTION_FIELDS[name]
+    if name in VARY_FIELDS:
+        return VARY_FIELDS[name]
+    table, _dot, key = name.partition(".")
+    return CLUSTER_FIELDS[table][key]

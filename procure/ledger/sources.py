@@ -10,13 +10,14 @@ pandas reads the columns of numbers as numbers while it reads the file (as :func
 their text, a blank as NaN); the message on a bad number reads that cell's column again as
 text, so that it quotes the cell as it is written.
 
-Every error names the file, the row (as its line in the file), the field, the value and what
-is allowed, as one line.
+Every error names the file, the row (as the line of the file it starts on, a quoted cell with
+line breaks counted), the field, the value and what is allowed, as one line. The file's text is
+read as :mod:`procure.ledger.csvtext` reads it: a byte-order mark read through, a file separated
+by ``;`` refused with a hint.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import math
 from collections.abc import Callable, Collection
@@ -29,6 +30,7 @@ import pandas as pd
 from ..curves import default_shape, needs_scale, shaped
 from ..errors import LedgerError
 from ..spec import Checked, Range, bad_message, check_cell, check_series, did_you_mean
+from .csvtext import read_header, read_text, short
 from .schema import (
     NUMBER_COLUMNS,
     RANGE_SUFFIXES,
@@ -44,8 +46,14 @@ FIRST_ROW_LINE = 2
 NUMBER_KINDS = "iuf"
 #: What :func:`pandas.api.types.infer_dtype` says of a column of text (blanks left out).
 TEXT_KINDS = ("string", "empty")
-#: Options of :func:`pandas.read_csv` for every ledger file: cells as written, blank lines kept.
-CSV_OPTIONS: dict[str, Any] = {"keep_default_na": False, "skipinitialspace": True, "skip_blank_lines": False}
+#: Options of :func:`pandas.read_csv` for every ledger file: cells as written, blank lines kept,
+#: a byte-order mark read through.
+CSV_OPTIONS: dict[str, Any] = {
+    "keep_default_na": False,
+    "skipinitialspace": True,
+    "skip_blank_lines": False,
+    "encoding": "utf-8-sig",
+}
 
 
 def _where(path: Path, line: int | None = None, source: str | None = None) -> str:
@@ -78,17 +86,23 @@ def check_source_value(name: str, value: Any, where: str = "") -> Any:
     return check_cell(SOURCE_COLUMNS[name], value, name, where, error=LedgerError)
 
 
-def _header(path: Path) -> list[str]:
-    """The column names of a CSV file as written, stripped (pandas would rename duplicates)."""
-    with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-        first = next(csv.reader(fh), [])
-    return [name.strip() for name in first]
+def record_lines(path: Path, rows: int) -> list[int]:
+    """The line of the file each of ``rows`` rows below the header starts on (a quoted cell
+    may hold line breaks); one line a row if the file no longer reads so."""
+    try:
+        lines = read_text(path, "").lines()
+    except (LedgerError, OSError):
+        lines = []
+    if len(lines) != rows:
+        lines = list(range(FIRST_ROW_LINE, FIRST_ROW_LINE + rows))
+    return lines
 
 
 def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.DataFrame:
     """A ledger CSV file as text cells, its column names as written (stripped) and each once.
 
-    Blank lines are kept, so that row i is line i + 2 of the file.
+    Blank lines are kept, so that row i is record i + 1 of the file (:func:`record_lines`
+    gives the line each starts on).
 
     Parameters
     ----------
@@ -104,15 +118,15 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
     Raises
     ------
     LedgerError
-        No such file (``what`` says what the file is for), not CSV, a column given twice.
+        No such file (``what`` says what the file is for), not a regular file, not UTF-8,
+        separated by ``;``, not CSV, a column given twice.
     """
-    if not path.is_file():
-        raise LedgerError(f"{path}: no such file: {what}")
+    header = read_header(path, what)
     try:
         options: dict[str, Any] = {"dtype": str}
         if numbers:
             labels = pd.read_csv(path, nrows=0, **CSV_OPTIONS).columns
-            names = _header(path)
+            names = header
             if len(labels) == len(names):
                 pairs = list(zip(labels, names, strict=True))
                 options = {
@@ -122,10 +136,13 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
         raw = pd.read_csv(path, **options, **CSV_OPTIONS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
-    header = _header(path)
+    seen: dict[str, int] = {}
     for i, name in enumerate(header):
-        if name in header[:i]:
-            raise LedgerError(f"{path}: column {name!r} is given twice (columns {header.index(name) + 1} and {i + 1})")
+        if name in seen:
+            raise LedgerError(f"{path}: column {short(name)!r} is given twice (columns {seen[name] + 1} and {i + 1})")
+        seen[name] = i
+    if len(header) != len(raw.columns):
+        raise LedgerError(f"{path}: cannot be read as CSV: {len(header)} column names, {len(raw.columns)} columns")
     raw.columns = header
     return raw
 
@@ -134,7 +151,7 @@ def _check_header(path: Path, header: list[str]) -> None:
     for name in header:
         if name not in SOURCE_COLUMNS and not name.startswith(USER_COLUMN_PREFIX):
             raise LedgerError(
-                f"{path}: column {name!r} is unknown{did_you_mean(name, SOURCE_COLUMNS)}: columns of your own "
+                f"{path}: column {short(name)!r} is unknown{did_you_mean(name, SOURCE_COLUMNS)}: columns of your own "
                 f"start with {USER_COLUMN_PREFIX!r} (procure ignores them); see docs/ledger.md for the others"
             )
     missing = [c for c in REQUIRED_SOURCE_COLUMNS if c not in header]
@@ -175,7 +192,7 @@ def _blank_rows(raw: pd.DataFrame, cols: dict[str, Checked]) -> np.ndarray:
 Rule = tuple[np.ndarray, Callable[[int, str], str]]
 
 
-def _duplicates(names: np.ndarray, keep: np.ndarray) -> Rule:
+def _duplicates(names: np.ndarray, keep: np.ndarray, lines: Callable[[], list[int]]) -> Rule:
     rows = np.flatnonzero(keep)
     repeated = pd.Series(names[rows], dtype=object).duplicated().to_numpy()
     mask = np.zeros(len(names), dtype=bool)
@@ -183,19 +200,20 @@ def _duplicates(names: np.ndarray, keep: np.ndarray) -> Rule:
 
     def message(i: int, at: str) -> str:
         first = rows[np.flatnonzero(names[rows] == names[i])[0]]
-        line = int(first) + FIRST_ROW_LINE
+        line = lines()[int(first)]
         return f"{at}: source = {names[i]!r} is a duplicate of line {line}: names must be unique"
 
     return mask, message
 
 
-def _rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
-    """The rules between columns, in the order they are reported within a row."""
+def _rules(cols: dict[str, Checked], keep: np.ndarray, lines: Callable[[], list[int]]) -> list[Rule]:
+    """The rules between columns, in the order they are reported within a row; ``lines()``
+    is the line each row starts on."""
     curve = cols["curve"].values
     k = cols["saturation_hours"].values
     shape = cols["curve_shape"].values
     shape_given = ~cols["curve_shape"].blank
-    rules = [_duplicates(cols["source"].values, keep)]
+    rules = [_duplicates(cols["source"].values, keep, lines)]
     scale = cols["saturation_hours"].spec
 
     def unscaled(i: int, at: str) -> str:
@@ -282,14 +300,21 @@ def _first_error(path: Path, raw: pd.DataFrame, cols: dict[str, Checked], keep: 
             return checked.message(i, column, at)
 
         checks.append((checked.bad & keep, bad_cell))
-    checks.extend(_rules(cols, keep))
+    found: list[list[int]] = []
+
+    def lines() -> list[int]:
+        if not found:
+            found.append(record_lines(path, len(keep)))
+        return found[0]
+
+    checks.extend(_rules(cols, keep, lines))
     firsts = [int(np.argmax(mask)) if mask.any() else len(keep) for mask, _ in checks]
     row = min(firsts, default=len(keep))
     if row == len(keep):
         return None
     _mask, message = checks[firsts.index(row)]
     name = str(names[row]).strip()
-    return message(row, _where(path, row + FIRST_ROW_LINE, name))
+    return message(row, _where(path, lines()[row], name))
 
 
 def _frame(raw: pd.DataFrame, path: Path) -> pd.DataFrame:

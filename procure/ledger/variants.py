@@ -3,27 +3,32 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from ..defaults import READ_CHOICES
 from ..errors import invalid
+from ..spec import check
 from .cards import load_accelerators, load_model_card
 from .cluster import Cluster, check_field
 from .load import Ledger
 from .pricing import transport
+from .schema import MOST_BYTE_PRICE_X, OPTION_FIELDS
 from .sources import check_source_value
 
-#: Largest multiplier on the byte price [1].
-MOST_BYTE_PRICE_X = 1e4
+__all__ = ["MOST_BYTE_PRICE_X", "READ_CHOICES", "check_byte_price_x", "cluster_with", "format_with", "variant"]
 
 
 def check_byte_price_x(value: float) -> float:
-    """A byte-price multiplier, ≥ 0 (0: bytes are free) and ≤ :data:`MOST_BYTE_PRICE_X` [1]."""
-    if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= MOST_BYTE_PRICE_X):
-        raise invalid("byte_price_x", value, f"must be a number ≥ 0 (0: free bytes) and ≤ {MOST_BYTE_PRICE_X:g}")
-    return float(value)
+    """A byte-price multiplier [1]: 0 (bytes are free), or between
+    :data:`procure.ledger.schema.LEAST` and :data:`procure.ledger.schema.MOST_BYTE_PRICE_X`
+    (``OPTION_FIELDS["byte_price_x"]``).
+
+    Raises
+    ------
+    InputError
+        Naming ``byte_price_x``, the value and what is allowed.
+    """
+    return check(OPTION_FIELDS["byte_price_x"], value)
 
 
 def cluster_with(

@@ -10,7 +10,6 @@ next hour.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -20,8 +19,10 @@ import pandas as pd
 
 from ..errors import InputError, invalid
 from ..ledger import Cluster, Ledger, matches, transport
+from ..ledger.schema import OPTION_FIELDS, SOURCE_COLUMNS
 from ..ledger.variants import check_byte_price_x
 from ..pipeline import bill
+from ..spec import check
 from . import value
 
 
@@ -33,17 +34,13 @@ class Mode(StrEnum):
 
 
 def check_budget(budget: float) -> float:
-    """A budget as a float [$], or an :class:`InputError` naming it and what is allowed."""
-    if not (isinstance(budget, int | float) and math.isfinite(budget) and budget >= 0):
-        raise invalid("budget", budget, "must be a number ≥ 0 [$]")
-    return float(budget)
+    """A budget as a float [$] (``OPTION_FIELDS["budget"]``), or an :class:`InputError` naming it."""
+    return check(OPTION_FIELDS["budget"], budget)
 
 
 def check_target(target: float) -> float:
-    """A target as a float [own-hour equivalents], or an :class:`InputError`."""
-    if not (isinstance(target, int | float) and math.isfinite(target) and target > 0):
-        raise invalid("target", target, "must be a number > 0 [own-hour equivalents]")
-    return float(target)
+    """A target as a float [own-hour equivalents] (``OPTION_FIELDS["target"]``), or an :class:`InputError`."""
+    return check(OPTION_FIELDS["target"], target)
 
 
 #: Key under which a problem keeps its all-in cost beside its columns.
@@ -208,9 +205,7 @@ def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.Data
         hit = out["source"] == name
         if not hit.any():
             raise invalid("held", name, f"not a source of the ledger: sources are {', '.join(out['source'])}")
-        if not (isinstance(hours, int | float) and math.isfinite(hours) and hours >= 0):
-            raise invalid(f"held {name}", hours, "must be a number ≥ 0")
-        out.loc[hit, "held_hours"] = float(hours)
+        out.loc[hit, "held_hours"] = check(SOURCE_COLUMNS["held_hours"], hours, f"held {name}")
     return out
 
 
@@ -312,6 +307,5 @@ def from_ledger(
     for key, share in shares.items():
         if not matches(s, key).any():
             raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(s['source'])}")
-        if not (isinstance(share, int | float) and 0 <= share <= 1):
-            raise invalid(f"max_share {key}", share, "must be a number ≥ 0 and ≤ 1")
+        shares[key] = check(OPTION_FIELDS["max_share"], share, f"max_share {key}")
     return replace(priced, budget=budget, target=target, max_share=shares)

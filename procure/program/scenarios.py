@@ -13,7 +13,6 @@ a source with lots, a minimum order or a fee is bought now only.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -21,6 +20,8 @@ import numpy as np
 from ..defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT
 from ..errors import invalid
 from ..ledger.scenarios import Scenarios
+from ..ledger.schema import OPTION_FIELDS
+from ..spec import check
 from .problem import Mode, Problem
 
 
@@ -158,10 +159,7 @@ def _with_curves(problem: Problem, rate: np.ndarray, k: np.ndarray) -> Problem:
 
 
 def _check_share(name: str, x: float, *, low_open: bool) -> float:
-    ok = isinstance(x, int | float) and math.isfinite(x) and (x > 0 if low_open else x >= 0) and x <= 1
-    if not ok:
-        raise invalid(name, x, f"must be a number {'>' if low_open else '≥'} 0 and ≤ 1")
-    return float(x)
+    return check(OPTION_FIELDS[name], x)
 
 
 def scenario_problem(
@@ -184,10 +182,8 @@ def scenario_problem(
         raise invalid("target", problem.target, "scenarios are solved for a budget: give --budget, not --target")
     alpha = _check_share("risk_alpha", risk_alpha, low_open=True)
     weight = _check_share("risk_weight", risk_weight, low_open=False)
-    if recourse_price_x is not None and not (
-        isinstance(recourse_price_x, int | float) and math.isfinite(recourse_price_x) and recourse_price_x >= 1
-    ):
-        raise invalid("recourse_price_x", recourse_price_x, "must be a number ≥ 1 (later hours cost at least today's)")
+    if recourse_price_x is not None:
+        check(OPTION_FIELDS["recourse_price_x"], recourse_price_x)
     v = scenarios.values
     if v["exchange_rate"].shape[1] != problem.n:
         raise invalid("scenarios", scenarios.origin, f"are for {v['exchange_rate'].shape[1]} sources, not {problem.n}")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -353,6 +354,14 @@ class Program:
         return float(lam), shadow
 
 
-def solve_problem(problem: Problem, **options: Any) -> Plan:
-    """Build and solve a problem: the plan, certified within ``tolerance`` (see :class:`Program`)."""
-    return Program(problem, **options).solve()
+def solve_problem(problem: Problem, *, time_left: Callable[[], float] | None = None, **options: Any) -> Plan:
+    """Build and solve a problem: the plan, certified within ``tolerance`` (see :class:`Program`).
+
+    ``time_left``, when given, is asked once the model is built for the seconds the solve may
+    take [s] (so that the build counts against a command's time limit); it raises
+    :class:`SolveError` (``Reason.TIME_LIMIT``) when none are left.
+    """
+    program = Program(problem, **options)
+    if time_left is not None:
+        program.time_limit = float(time_left())
+    return program.solve()

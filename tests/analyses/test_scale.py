@@ -1,8 +1,11 @@
-"""Scale-out on Dask: a local cluster of 2 worker processes gives exactly the serial results."""
+"""Scale-out on Dask: a local cluster of 2 worker processes gives exactly the serial results; the
+cluster listens on loopback only and has at most one worker per core."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 
 import numpy as np
 import pandas as pd
@@ -11,6 +14,7 @@ import pytest
 from procure.analyses import scale
 from procure.analyses.sensitivity import POINTS_PER_CHUNK, sweep
 from procure.analyses.uncertainty import solve_uncertain
+from procure.interfaces.cli import main
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import sample_scenarios
 from procure.ledger.synthetic import random_ledger
@@ -24,8 +28,8 @@ LEDGER = load_ledger()
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=logging.ERROR) as c:  # fmt: skip
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as c:  # fmt: skip
         yield c
 
 
@@ -86,3 +90,43 @@ def test_bad_workers_are_named():
 
 def _square(factor, part):
     return [factor * i * i for i in part]
+
+
+def _listening() -> set[tuple[int, str, int]]:
+    """(pid, address, port) of every listening socket of this process and its children."""
+    psutil = pytest.importorskip("psutil")
+    found = set()
+    for proc in [psutil.Process(), *psutil.Process().children(recursive=True)]:
+        try:
+            connections = proc.net_connections(kind="inet")
+        except psutil.Error:  # a child that ended meanwhile
+            continue
+        found |= {(proc.pid, c.laddr.ip, c.laddr.port) for c in connections if c.status == psutil.CONN_LISTEN}
+    return found
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a local cluster starts only on 2 cores or more")
+def test_the_local_cluster_listens_on_loopback_only_and_has_a_worker_per_core(monkeypatch):
+    monkeypatch.setattr(scale, "LOCAL_CLUSTER_PAYS_SECONDS", 0.0)
+    before = _listening()
+    opened: list[set[tuple[int, str, int]]] = []
+    cores = os.cpu_count() or 1
+    notes: list[str] = []
+    where: list[str] = []
+    got = scale.run_chunks(_square, scale.chunks(list(range(6)), 2), args=(1,), workers=cores + 10, notes=notes,
+                           where=where, progress=lambda d, t: opened.append(_listening() - before))  # fmt: skip
+    assert got == [i * i for i in range(6)]
+    assert f"local Dask cluster of {cores} worker processes" in where[0]
+    during = set().union(*opened[1:])  # the first chunk ran here, before the cluster started
+    assert len(during) >= 3  # the scheduler, its HTTP server, and a worker at least
+    assert {address for _pid, address, _port in during} == {"127.0.0.1"}  # nothing on 0.0.0.0 or ::
+    assert notes == [f"workers = {cores + 10} is more than this machine's {cores} cores: at most {cores} worker "
+                     "processes run"]  # fmt: skip
+
+
+def test_workers_beyond_the_cores_are_a_note_of_the_plan(capsys):
+    cores = os.cpu_count() or 1
+    assert main(["solve", "--budget", "100000", "--samples", "5", "--workers", str(cores + 1), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert sum(f"workers = {cores + 1} is more than this machine's {cores} cores" in n for n in notes) == 1
+    assert scale.worker_count(cores) == cores and scale.worker_count(None) == cores and scale.worker_count(1) == 1

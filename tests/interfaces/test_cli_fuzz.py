@@ -65,6 +65,13 @@ ODD_OPTIONS = st.sampled_from(
         ["--frames", "1"],
         ["--buffer", "0"],
         ["--kind", "nobody"],
+        ["--core-fps-1080p", "1e-320"],
+        ["--decode-cv", "1e-320"],
+        ["--seed", "-1"],
+        ["--held", "own=1e10"],
+        ["--held", "own=1", "--held", "own=2"],
+        ["--model", "../ledgers/default/cluster"],
+        ["--json", "/dev/full"],
     ]
 )
 

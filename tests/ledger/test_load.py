@@ -41,24 +41,29 @@ def test_default_ledger_fills_defaults():
             0,
             "price_usd_per_hour",
             "-5",
-            "line 2 (source 'own'): price_usd_per_hour = '-5' is invalid: must be a number ≥ 0",
+            "line 2 (source 'own'): price_usd_per_hour = '-5' is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1e+07",
         ),
         (
             1,
             "price_usd_per_hour",
             "cheap",
-            "line 3 (source 'twin'): price_usd_per_hour = 'cheap' is invalid: must be a number ≥ 0",
+            "line 3 (source 'twin'): price_usd_per_hour = 'cheap' is invalid: must be 0 or a number ≥ 1e-06",
         ),
-        (2, "fps", "0", "line 4 (source 'older_arm'): fps = '0' is invalid: must be a number > 0"),
-        (3, "survival", "1.2", "line 5 (source 'force'): survival = '1.2' is invalid: must be a number ≥ 0 and ≤ 1"),
-        (0, "survival", "-0.1", "survival = '-0.1' is invalid: must be a number ≥ 0 and ≤ 1"),
+        (2, "fps", "0", "line 4 (source 'older_arm'): fps = '0' is invalid: must be a number ≥ 1e-06 and ≤ 10000"),
+        (
+            3,
+            "survival",
+            "1.2",
+            "line 5 (source 'force'): survival = '1.2' is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1",
+        ),
+        (0, "survival", "-0.1", "survival = '-0.1' is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1"),
         (0, "read", "sideways", "read = 'sideways' is invalid: allowed are one of order, random"),
         (0, "stored", "tape", "stored = 'tape' is invalid: allowed are one of video, decoded, rendered"),
         (0, "curve", "sigmoid", "curve = 'sigmoid' is invalid: allowed are one of linear, log, exp, power, hill"),
-        (0, "width", "", "width is blank: it is required, a number > 0"),
+        (0, "width", "", "width is blank: it is required, a number ≥ 1 and ≤ 16384"),
         (0, "price_usd_per_hour", "nan", "price_usd_per_hour = 'nan' is invalid"),
-        (0, "saturation_hours", "", "saturation_hours is blank: required for curve 'log', a number > 0"),
-        (0, "curve_shape", "0", "curve_shape = '0' is invalid: must be a number > 0"),
+        (0, "saturation_hours", "", "saturation_hours is blank: required for curve 'log', a number ≥ 1e-06"),
+        (0, "curve_shape", "0", "curve_shape = '0' is invalid: must be a number ≥ 1e-06 and ≤ 20"),
     ],
 )
 def test_bad_cell(ledger_copy, row, column, value, expected):
@@ -134,10 +139,10 @@ def test_missing_files(tmp_path):
     ("old", "new", "expected"),
     [
         ('type = "H100"', 'type = "TPU9"', "accelerator.type = 'TPU9' is unknown: allowed are H100, A100"),
-        ("mfu = 0.4", "mfu = 1.4", "accelerator.mfu = 1.4 is invalid: must be a number > 0 and ≤ 1"),
+        ("mfu = 0.4", "mfu = 1.4", "accelerator.mfu = 1.4 is invalid: must be a number ≥ 1e-06 and ≤ 1"),
         ("nvdec = false", 'nvdec = "yes"', "accelerator.nvdec = 'yes' is invalid: must be true or false"),
-        ("epochs = 10", "epochs = 0", "training.epochs = 0 is invalid: must be a number > 0"),
-        ("count = 8", 'count = "eight"', "accelerator.count = 'eight' is invalid: must be a number > 0"),
+        ("epochs = 10", "epochs = 0", "training.epochs = 0 is invalid: must be a number ≥ 1e-06"),
+        ("count = 8", 'count = "eight"', "accelerator.count = 'eight' is invalid: must be a number ≥ 1e-06"),
         ('name = "93m"', 'name = "gpt5"', "model = 'gpt5' is unknown: model cards are 25m, 411m, 7b, 93m"),
         ("[capacity]", "[capacities]", "table [capacities] is unknown"),
         (
@@ -178,13 +183,16 @@ def test_cli_prints_one_line(ledger_copy, capsys):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["bill", "--cores", "-1"], "cores = -1.0 is invalid: must be a number ≥ 0"),
-        (["bill", "--fps", "0"], "fps = 0.0 is invalid: must be a number > 0"),
+        (["bill", "--cores", "-1"], "cores = -1.0 is invalid: must be 0 or a number ≥ 1e-06 and ≤ 4096"),
+        (["bill", "--fps", "0"], "fps = 0.0 is invalid: must be a number ≥ 1e-06"),
         (["bill", "--accelerator", "V100"], "accelerator = 'V100' is invalid: allowed are H100, A100"),
         (["bill", "--model", "nope"], "model = 'nope' is unknown"),
         (["bill", "--kind", "nope"], "kind = 'nope' is not in"),
         (["bill", "--read", "sideways"], "Invalid value for '--read'"),
-        (["bill", "--byte-price-x", "-0.5"], "byte_price_x = -0.5 is invalid: must be a number ≥ 0"),
+        (
+            ["bill", "--byte-price-x", "-0.5"],
+            "byte_price_x = -0.5 is invalid: must be 0 or a number ≥ 1e-06 and ≤ 10000",
+        ),
         (["bill", "--side", "7"], "side = 7.0 is invalid: must be at least the patch, 14 px"),
         (["bill", "--bogus"], "No such option '--bogus'"),
     ],
@@ -230,5 +238,5 @@ def test_a_cell_given_as_an_option_is_checked_as_a_cell():
 
     assert check_source_value("saturation_hours", 50) == 50.0
     assert check_source_value("curve", " log ") == "log"
-    with pytest.raises(LedgerError, match=r"^--fps: fps = 0.0 is invalid: must be a number > 0 and ≤ 10000$"):
+    with pytest.raises(LedgerError, match=r"^--fps: fps = 0.0 is invalid: must be a number ≥ 1e-06 and ≤ 10000$"):
         check_source_value("fps", 0.0, "--fps")

@@ -47,7 +47,10 @@ def test_equal_probabilities_by_default(tmp_path):
         ("scenario,exchange_rate\na,1\n", "missing column 'source'"),
         ("scenario,source,exchange_rate\na,robot,1\n", "line 2: source = 'robot' is not a source of the ledger"),
         ("scenario,source,exchange_rate\na,own,1\na,own,2\n", "line 3: scenario 'a' gives source 'own' again"),
-        ("scenario,source,survival\na,own,1.5\n", "line 2: survival = '1.5' is invalid: must be a number ≥ 0 and ≤ 1"),
+        (
+            "scenario,source,survival\na,own,1.5\n",
+            "line 2: survival = '1.5' is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1",
+        ),
         ("scenario,source,probability\na,own,0.5\na,twin,0.4\nb,own,0.5\n", "differs from 0.5 on line 2"),
         ("scenario,source,probability\na,own,0.5\nb,own,0.4\n", "probabilities sum to 0.9"),
         ("scenario,source,probability\na,own,0.5\nb,own,\n", "probability is blank for scenario 'b'"),

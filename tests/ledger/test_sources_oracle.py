@@ -48,6 +48,7 @@ def cell(spec, text: str, name: str, where: str):
     except ValueError:
         x = math.nan
     ok = math.isfinite(x) and (x > spec.low if spec.low_open else x >= spec.low) and x <= spec.high
+    ok = ok and (x == 0 or x >= spec.least)  # no tiny value but 0: a floor of 1e-6 (1 px for a side)
     if not ok:
         raise LedgerError(f"{where}: {name} = {text!r} is invalid: must be {spec.describe()}")
     return x
@@ -72,7 +73,9 @@ def loop(path: Path) -> pd.DataFrame:
             raise LedgerError(f"{where}: source = {name!r} is a duplicate of line {seen[name]}: names must be unique")
         seen[name] = line
         if row["curve"] != "linear" and math.isnan(row["saturation_hours"]):
-            raise LedgerError(f"{where}: saturation_hours is blank: required for curve {row['curve']!r}, a number > 0")
+            raise LedgerError(
+                f"{where}: saturation_hours is blank: required for curve {row['curve']!r}, a number ≥ 1e-06"
+            )
         if math.isnan(row["curve_shape"]):
             row["curve_shape"] = DEFAULT_SHAPE.get(row["curve"], math.nan)
         elif row["curve"] == "power" and row["curve_shape"] > 1:
@@ -196,6 +199,6 @@ def test_a_large_ledger_with_a_late_bad_cell(tmp_path):
     with pytest.raises(LedgerError) as info:
         read_sources(path)
     assert str(info.value) == (
-        f"{path}: line 12347 (source 'vendor_12345'): survival = '1.5' is invalid: must be a number ≥ 0 and ≤ 1"
+        f"{path}: line 12347 (source 'vendor_12345'): survival = '1.5' is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1"
     )
     assert str(info.value) == str(_outcome(loop, path)[1])

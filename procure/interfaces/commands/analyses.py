@@ -15,7 +15,13 @@ from ...defaults import (
     TABLE_ROWS,
     VARY_PARAMETERS,
 )
-from ..options import json_out_option, ledger_option, plot_option
+from ..options import (
+    check_number,
+    field_range,
+    json_out_option,
+    ledger_option,
+    plot_option,
+)
 from ..terminal import console, outputs, plots, progress
 
 
@@ -38,9 +44,12 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
     """How sources rank by volume, value, transport share or price."""
     from ...analyses.rank import rank
     from ...ledger import load_ledger, transport
+    from ...ledger.load import ledger_files
     from .. import render
 
     out = outputs(json_out=json_out, plot=plot)
+    out.reads(ledger_files(ledger_dir))
+    budget = check_number("budget", budget, "--budget")
     ledger = load_ledger(ledger_dir)
     table = rank(ledger, by, budget=budget)
     out.figure(lambda: plots().bill_split(transport(ledger.sources, ledger.cluster)))
@@ -53,7 +62,10 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
 
 def _check_range(byte_range: tuple[float, float] | None, vary: tuple[str, float, float] | None,
                  steps: int) -> tuple[str, float, float]:  # fmt: skip
-    """The input to vary and its range, from ``--byte-price-x LO HI`` or ``--vary NAME LO HI``.
+    """The input to vary and its range, from ``--byte-price-x LO HI`` or ``--vary NAME LO HI``:
+    both ends above 0 (the values are log-spaced) and in the range the input has wherever it
+    enters (``procure.ledger.schema.VARY_FIELDS``: ``params`` as in a model card, a price as
+    in ``cluster.toml``).
 
     Raises
     ------
@@ -76,6 +88,12 @@ def _check_range(byte_range: tuple[float, float] | None, vary: tuple[str, float,
         raise click.BadParameter(f"LO = {lo:g} is invalid: must be > 0", param_hint=f"'{option}'")
     if hi < lo:
         raise click.BadParameter(f"HI = {hi:g} is invalid: must be ≥ LO ({lo:g})", param_hint=f"'{option}'")
+    spec = field_range(parameter)
+    for end, value in (("LO", lo), ("HI", hi)):
+        if not spec.contains(value):
+            raise click.BadParameter(
+                f"{end} = {value:g} is invalid: {parameter} {spec.rule()}", param_hint=f"'{option}'"
+            )
     if not 2 <= steps <= MAX_STEPS:
         raise click.BadParameter(f"{steps} is invalid: must be ≥ 2 and ≤ {MAX_STEPS:,}", param_hint="'--steps'")
     return parameter, lo, hi
@@ -110,8 +128,18 @@ def _check_range(byte_range: tuple[float, float] | None, vary: tuple[str, float,
 )
 @click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None, help="Write the table to FILE.")
 @click.option("--all", "every_row", is_flag=True, help=f"A column for every source, not the first {TABLE_COLUMNS}.")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="A Dask scheduler to solve the points on.")
-@click.option("--workers", type=int, default=None, help="Worker processes of a local Dask cluster (1: none).")
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="A Dask scheduler (tcp://host:port, tls://host:port or host:port) to solve the points on.",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Worker processes of a local Dask cluster (1: none; at most this machine's cores).",
+)
 @plot_option("hours per source against the input")
 @json_out_option
 def sensitivity_command(
@@ -130,10 +158,13 @@ def sensitivity_command(
 ) -> None:
     """How the plan and the bill move with byte prices (or another input)."""
     from ...ledger import load_ledger
+    from ...ledger.load import ledger_files
     from .. import render
 
     parameter, lo, hi = _check_range(byte_range, vary, steps)
     out = outputs(json_out=json_out, csv_out=csv_out, plot=plot)
+    out.reads(ledger_files(ledger_dir))
+    budget = check_number("budget", budget, "--budget")
     from ...analyses.sensitivity import sweep
 
     ledger = load_ledger(ledger_dir)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ...pipeline.calibrate import DEFAULT_REPEAT, MAX_REPEAT
-from ..options import json_out_option
+from ..options import FieldNumber, json_out_option
 from ..terminal import console, outputs, progress, say
 
 _REPEAT_HELP = f"Timed decoding runs of each file (1 to {MAX_REPEAT}); a note when they spread."
@@ -50,6 +50,10 @@ def calibrate_command(
         raise click.UsageError("--write needs --ledger DIR and --source NAME")
     check_repeat(repeat)
     out = outputs(json_out=json_out)
+    if write:
+        from ...ledger.load import ledger_files
+
+        out.reads(ledger_files(ledger_dir))
     require_av()
     steps = calibration_steps(repeat)
     files = []
@@ -64,11 +68,11 @@ def calibrate_command(
             for note in f.notes:
                 say(f"Note: {f.file}: {note}")
     if write:
-        from ...ledger.edit import set_cells
+        from ...ledger.edit import cells_edit
 
-        set_cells(ledger_dir, str(source), {k: total[k] for k in LEDGER_COLUMNS})  # type: ignore[arg-type]
-        if out.tables:
-            say(f"Wrote {', '.join(LEDGER_COLUMNS)} into {source!r} of {ledger_dir}/sources.csv")
+        values = {k: total[k] for k in LEDGER_COLUMNS}
+        wrote = f"Wrote {', '.join(LEDGER_COLUMNS)} into {source!r} of {ledger_dir}/sources.csv"
+        out.ledger_edit(cells_edit(ledger_dir, str(source), values), wrote)  # type: ignore[arg-type]
     out.commit()
 
 
@@ -81,7 +85,8 @@ def import_group() -> None:
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="The row's name. Default: the dataset folder's name.")
 @click.option("--kind", default="own", show_default=True, help="The row's kind.")
-@click.option("--price", type=float, default=None, help="Price of an hour [$/h]. Default 0 (held already).")
+@click.option("--price", type=FieldNumber("price_usd_per_hour"), default=None,
+              help="Price of an hour [$/h]. Default 0 (held already).")  # fmt: skip
 @click.option(
     "--saturation-hours",
     type=float,
@@ -107,6 +112,10 @@ def import_lerobot_command(
             "--append needs --saturation-hours H: the row's value scale, which a dataset cannot tell (docs/program.md)"
         )
     out = outputs(json_out=json_out)
+    if append:
+        from ...ledger.load import ledger_files
+
+        out.reads(ledger_files(ledger_dir))
     with progress(out, "reading the dataset's videos") as tick:
         result = import_lerobot(dataset, source=source, kind=kind, price=price, repeat=repeat, progress=tick)
     row = dict(result.row)
@@ -120,9 +129,8 @@ def import_lerobot_command(
         for note in result.notes:
             say(f"Note: {note}")
     if append:
-        from ...ledger.edit import append_row
+        from ...ledger.edit import row_edit
 
-        append_row(ledger_dir, row)  # type: ignore[arg-type]
-        if out.tables:
-            say(f"Added {row['source']!r} to {ledger_dir}/sources.csv")
+        added = f"Added {row['source']!r} to {ledger_dir}/sources.csv"
+        out.ledger_edit(row_edit(ledger_dir, row), added)  # type: ignore[arg-type]
     out.commit()

@@ -9,7 +9,7 @@ import click
 
 from ...defaults import DEFAULT_BUFFER, DEFAULT_FRAMES, DEFAULT_WARMUP
 from ...output import jsonable
-from ..options import format_options, json_out_option, ledger_option, plot_option
+from ..options import FieldNumber, format_options, json_out_option, ledger_option, plot_option
 from ..terminal import console, outputs, plots
 
 if TYPE_CHECKING:
@@ -94,9 +94,11 @@ def bill_record(row: Any) -> dict[str, Any]:
 def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
     from ...ledger import load_ledger
+    from ...ledger.load import ledger_files
     from .. import render
 
     out = outputs(json_out=json_out, plot=plot)
+    out.reads(ledger_files(ledger_dir))
     ledger = load_ledger(ledger_dir)
     row, cluster = variant_from(ledger, options)
     out.figure(lambda: plots().busy_vs_cores(row))
@@ -117,10 +119,21 @@ def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | Non
     "--warmup", type=float, default=DEFAULT_WARMUP, show_default=True, help="Share of frames left out as warm-up."
 )
 @click.option(
-    "--decode-cv", type=float, default=0.0, show_default=True, help="Coefficient of variation of decode times."
+    "--decode-cv",
+    type=FieldNumber("decode_cv"),
+    default=0.0,
+    show_default=True,
+    help="Coefficient of variation of decode times [1]: 0, or 1e-6 to 10.",
 )
-@click.option("--train-cv", type=float, default=0.0, show_default=True, help="Coefficient of variation of train times.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the jitter.")
+@click.option(
+    "--train-cv",
+    type=FieldNumber("train_cv"),
+    default=0.0,
+    show_default=True,
+    help="Coefficient of variation of train times [1]: 0, or 1e-6 to 10.",
+)
+@click.option("--seed", type=FieldNumber("seed", integer=True), default=0, show_default=True,
+              help="Seed of the jitter (a whole number ≥ 0).")  # fmt: skip
 @click.option(
     "--plot", type=click.Path(path_type=Path), default=None, help="Write the timeline to FILE (.png or .svg)."
 )
@@ -139,10 +152,12 @@ def simulate_command(
 ) -> None:
     """Run the pipeline as a queue and put its busy fraction beside the closed form's."""
     from ...ledger import load_ledger
+    from ...ledger.load import ledger_files
     from ...pipeline.queue import simulate
     from .. import render
 
     out = outputs(json_out=json_out, plot=plot)
+    out.reads(ledger_files(ledger_dir))
     ledger = load_ledger(ledger_dir)
     row, cluster = variant_from(ledger, options)
     result = simulate(

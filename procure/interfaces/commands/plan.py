@@ -11,7 +11,17 @@ from pathlib import Path
 import click
 
 from ...defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, TABLE_ROWS
-from ..options import json_out_option, ledger_option, pairs, plot_option
+from ..options import (
+    SCHEDULER_HELP,
+    TIME_LIMIT_HELP,
+    WORKERS_HELP,
+    FieldNumber,
+    check_number,
+    json_out_option,
+    ledger_option,
+    pairs,
+    plot_option,
+)
 from ..terminal import console, outputs, plots, progress
 
 #: How the messages of a solve name its arguments: as this command's options.
@@ -22,6 +32,7 @@ OPTION_NAMES = {
     "risk_weight": "--risk-weight",
     "recourse_price_x": "--recourse-price-x",
     "scheduler": "--scheduler",
+    "time_limit": "--time-limit",
     "workers": "--workers",
     "evpi": "--no-evpi",
     "scenarios": "--scenarios FILE",
@@ -47,7 +58,7 @@ OPTION_NAMES = {
     show_default=True,
     help="Relative gap between the upper bound and the plan's true value.",
 )
-@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True, help="Seconds allowed.")
+@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True, help=TIME_LIMIT_HELP)
 @click.option("--byte-price-x", type=float, default=None, help="Multiplier on the byte price [1].")
 @click.option(
     "--csv",
@@ -68,7 +79,7 @@ OPTION_NAMES = {
     help="Scenarios of the uncertain columns (CSV). Default: the ledger's scenarios.csv, if any.",
 )
 @click.option("--samples", type=int, default=None, help="Draw this many scenarios from sources.csv's ranges.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --samples.")
+@click.option("--seed", type=FieldNumber("seed", integer=True), default=0, show_default=True, help="Seed of --samples.")
 @click.option(
     "--risk-alpha",
     type=float,
@@ -88,8 +99,13 @@ OPTION_NAMES = {
     help="Let each scenario buy more later at this multiple (≥ 1) of its price.",
 )
 @click.option("--no-evpi", is_flag=True, help="Skip EVPI and VSS (one solve per scenario more).")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="A Dask scheduler for the per-scenario solves.")
-@click.option("--workers", type=int, default=None, help="Worker processes of a local Dask cluster (1: none).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help=WORKERS_HELP,
+)
 @plot_option("the value curves with the plan's points and the λ line (with scenarios: the value distribution)")
 @json_out_option
 def solve_command(
@@ -122,11 +138,15 @@ def solve_command(
     most expected (or risk-adjusted) value over them, with EVPI and VSS.
     """
     from ...analyses.solving import ScenarioPlan, prepare
+    from ...ledger.load import ledger_files
     from .. import render
 
     out = outputs(json_out=json_out, csv_out=csv_out, plot=plot)
-    request = prepare(ledger_dir, budget=budget, target=target, held=pairs("--held", held),
-                      max_share=pairs("--max-share", max_share), scenarios=scenarios_file, samples=samples, seed=seed,
+    out.reads([*ledger_files(ledger_dir), *([scenarios_file] if scenarios_file else [])])
+    budget, target = check_number("budget", budget, "--budget"), check_number("target", target, "--target")
+    held_hours, shares = pairs("--held", held, "held_hours"), pairs("--max-share", max_share, "max_share")
+    request = prepare(ledger_dir, budget=budget, target=target, held=held_hours,
+                      max_share=shares, scenarios=scenarios_file, samples=samples, seed=seed,
                       risk_weight=risk_weight, risk_alpha=risk_alpha, recourse_price_x=recourse_price_x,
                       byte_price_x=byte_price_x, tolerance=tolerance, time_limit=time_limit, evpi=not no_evpi,
                       scheduler=scheduler, workers=workers, ranging=ranging, names=OPTION_NAMES)  # fmt: skip

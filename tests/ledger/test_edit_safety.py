@@ -1,0 +1,242 @@
+"""Ledger edits lose nothing: two writers at once both land, a stale editor is refused, every
+change is checked before any is written, and a rewrite keeps the file's mode, owner, link, line
+ends and byte-order mark, and every record it does not change byte for byte."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from procure.errors import EditConflict, LedgerError
+from procure.ledger import edit as ledger_edit
+from procure.ledger import load_ledger, read_sources
+from procure.ledger.edit import append_row, ledger_lock, set_cells, update_cells
+
+ROOT = os.geteuid() == 0
+#: Edits each of the two writers makes.
+ROUNDS = 12
+
+
+def _held(folder: Path) -> dict[str, float]:
+    return dict(zip(*(read_sources(folder / "sources.csv")[c] for c in ("source", "held_hours")), strict=True))
+
+
+def _writer(folder: str, source: str, start, rounds: int) -> None:
+    start.wait()
+    for k in range(1, rounds + 1):
+        set_cells(folder, source, {"held_hours": float(k)})
+
+
+# ----------------------------------------------------------------------------- two writers
+
+
+def test_two_processes_editing_different_rows_both_land(ledger_copy):
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        pytest.skip("no fork here")
+    start = context.Barrier(2)
+    writers = [
+        context.Process(target=_writer, args=(str(ledger_copy), name, start, ROUNDS)) for name in ("twin", "sim")
+    ]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join(timeout=120)
+    assert [w.exitcode for w in writers] == [0, 0]
+    held = _held(ledger_copy)
+    assert held["twin"] == ROUNDS and held["sim"] == ROUNDS  # neither lost
+    assert held["own"] == 200  # the rest as it was
+
+
+def test_a_second_writer_waits_a_bounded_time_then_fails_with_one_line(ledger_copy, monkeypatch):
+    monkeypatch.setattr(ledger_edit, "LOCK_TIMEOUT", 0.2)
+    sources = ledger_copy / "sources.csv"
+    before = sources.read_bytes()
+    with ledger_lock(sources), pytest.raises(LedgerError) as info:
+        set_cells(ledger_copy, "twin", {"held_hours": 5.0})
+    message = str(info.value)
+    assert "another program is changing this ledger" in message and "0.2 s" in message
+    assert "\n" not in message
+    assert sources.read_bytes() == before
+    set_cells(ledger_copy, "twin", {"held_hours": 5.0})  # once it is free
+    assert _held(ledger_copy)["twin"] == 5
+
+
+def test_an_edit_reads_the_file_afresh(ledger_copy):
+    set_cells(ledger_copy, "twin", {"held_hours": 3.0})
+    set_cells(ledger_copy, "sim", {"held_hours": 4.0})  # the first edit is in the file it changes
+    assert _held(ledger_copy) == pytest.approx({"own": 200, "twin": 3, "older_arm": 0, "force": 0, "sim": 4})
+
+
+# ----------------------------------------------------------------------------- an editor with a stale view
+
+
+def test_update_cells_writes_when_nobody_changed_the_cells(ledger_copy):
+    seen = load_ledger(ledger_copy).sources.set_index("source")
+    changes = {"own": {"held_hours": 350.0}, "sim": {"available_hours": 10.0}}
+    was = {"own": {"held_hours": seen.loc["own", "held_hours"]}, "sim": {"available_hours": math.inf}}
+    update_cells(ledger_copy, changes, was)
+    rows = load_ledger(ledger_copy).sources.set_index("source")
+    assert rows.loc["own", "held_hours"] == 350 and rows.loc["sim", "available_hours"] == 10
+
+
+def test_update_cells_refuses_a_cell_someone_else_changed(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    set_cells(ledger_copy, "own", {"held_hours": 999.0})  # someone else, after the editor read 200
+    before = sources.read_bytes()
+    with pytest.raises(EditConflict) as info:
+        update_cells(
+            ledger_copy,
+            {"twin": {"held_hours": 1.0}, "own": {"held_hours": 300.0}},
+            {"twin": {"held_hours": 0.0}, "own": {"held_hours": 200.0}},
+        )
+    assert str(info.value) == (
+        f"{sources}: source 'own', held_hours: you read 200.0 but the file now holds '999': someone else "
+        "changed it; reload the ledger (nothing was written)"
+    )
+    assert sources.read_bytes() == before  # not even twin's change
+
+
+def test_update_cells_compares_numbers_as_numbers_and_keeps_others_changes(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    sources.write_text(sources.read_text().replace("own,own,123.60,5000,200,", "own,own,123.60,5000,2e2,"))
+    set_cells(ledger_copy, "force", {"held_hours": 11.0})  # another cell, changed meanwhile
+    update_cells(ledger_copy, {"own": {"held_hours": 201.0}}, {"own": {"held_hours": 200}})
+    held = _held(ledger_copy)
+    assert held["own"] == 201 and held["force"] == 11
+
+
+def test_update_cells_refuses_a_row_that_is_gone(ledger_copy):
+    with pytest.raises(EditConflict, match="source 'ghost' is no longer a row of the ledger"):
+        update_cells(ledger_copy, {"ghost": {"held_hours": 1.0}}, {"ghost": {"held_hours": 0.0}})
+
+
+def test_update_cells_checks_every_change_before_writing_any(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    before = sources.read_bytes()
+    with pytest.raises(LedgerError) as info:
+        update_cells(
+            ledger_copy,
+            {"own": {"held_hours": 10.0}, "twin": {"survival": 1.5}},
+            {"own": {"held_hours": 200.0}, "twin": {"survival": 0.9}},
+        )
+    assert str(info.value) == (
+        f"{sources} (source 'twin'): survival = 1.5 is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1"
+    )
+    with pytest.raises(LedgerError, match="seen has no value for source 'own', column 'held_hours'"):
+        update_cells(ledger_copy, {"own": {"held_hours": 10.0}}, {})
+    with pytest.raises(LedgerError, match="column 'notes' is unknown: columns of your own start with 'x_'"):
+        update_cells(ledger_copy, {"own": {"notes": "x"}}, {"own": {"notes": ""}})
+    assert sources.read_bytes() == before
+
+
+def test_a_change_that_breaks_the_ledger_never_lands(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    before = sources.read_bytes()
+    with pytest.raises(LedgerError) as info:
+        set_cells(ledger_copy, "twin", {"exchange_rate": 0.9})  # outside its range 0.1 to 0.6
+    assert str(info.value) == (
+        f"{sources}: line 3 (source 'twin'): exchange_rate_low = 0.1, exchange_rate = 0.9, exchange_rate_high = 0.6 "
+        "are invalid: must be exchange_rate_low ≤ exchange_rate ≤ exchange_rate_high"
+    )
+    assert sources.read_bytes() == before
+    assert sorted(p.name for p in ledger_copy.iterdir()) == [".sources.csv.lock", "cluster.toml", "sources.csv"]
+
+
+# ----------------------------------------------------------------------------- what a rewrite keeps
+
+
+def test_a_rewrite_keeps_the_mode(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    os.chmod(sources, 0o600)
+    set_cells(ledger_copy, "twin", {"held_hours": 2.0})
+    assert stat.S_IMODE(sources.stat().st_mode) == 0o600
+
+
+def test_a_rewrite_keeps_the_owner(ledger_copy):
+    if not ROOT:
+        pytest.skip("giving a ledger to another user needs root")
+    sources = ledger_copy / "sources.csv"
+    os.chown(sources, 2345, 3456)
+    set_cells(ledger_copy, "twin", {"held_hours": 2.0})
+    st = sources.stat()
+    assert (st.st_uid, st.st_gid) == (2345, 3456)
+
+
+def test_a_linked_ledger_stays_a_link_to_the_shared_file(ledger_copy, tmp_path):
+    shared = tmp_path / "shared.csv"
+    sources = ledger_copy / "sources.csv"
+    sources.rename(shared)
+    sources.symlink_to(shared)
+    set_cells(ledger_copy, "twin", {"held_hours": 6.0})
+    assert sources.is_symlink() and os.readlink(sources) == str(shared)
+    assert _held(tmp_path.parent / tmp_path.name / "ledger")["twin"] == 6
+    assert read_sources(shared).set_index("source").loc["twin", "held_hours"] == 6
+
+
+def _excel(folder: Path) -> bytes:
+    """The ledger as Excel's "CSV UTF-8" saves it: a byte-order mark and CRLF on every line."""
+    text = (folder / "sources.csv").read_text()
+    data = b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()
+    (folder / "sources.csv").write_bytes(data)
+    return data
+
+
+def test_an_excel_ledger_keeps_its_bom_and_crlf_after_a_one_cell_write(ledger_copy):
+    before = _excel(ledger_copy)
+    set_cells(ledger_copy, "twin", {"held_hours": 8.0})
+    after = (ledger_copy / "sources.csv").read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf")
+    old_lines, new_lines = before.split(b"\r\n"), after.split(b"\r\n")
+    assert b"\n" not in after.replace(b"\r\n", b"")  # CRLF on every line
+    changed = [k for k, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]
+    assert changed == [2]  # twin's line alone
+    assert new_lines[2].startswith(b"twin,twin,15.00,20000,8,")
+
+
+def test_an_excel_ledger_keeps_its_crlf_when_a_column_and_a_row_are_added(ledger_copy):
+    _excel(ledger_copy)
+    set_cells(ledger_copy, "own", {"codec": "h264"})
+    append_row(ledger_copy, {**_row("extra"), "codec": "av1"})
+    after = (ledger_copy / "sources.csv").read_bytes()
+    assert after.endswith(b"\r\n") and b"\n" not in after.replace(b"\r\n", b"")
+    rows = load_ledger(ledger_copy).sources.set_index("source")
+    assert rows.loc["own", "codec"] == "h264" and rows.loc["extra", "codec"] == "av1"
+
+
+def _row(name: str) -> dict[str, object]:
+    return {"source": name, "kind": "own", "price_usd_per_hour": 1.0, "cameras": 1, "width": 640, "height": 480,
+            "fps": 30, "saturation_hours": 100.0}  # fmt: skip
+
+
+def test_records_the_edit_does_not_touch_stay_byte_for_byte(ledger_copy):
+    sources = ledger_copy / "sources.csv"
+    lines = sources.read_text().splitlines()
+    width = len(lines[0].split(","))
+    rows = [line + "," * (width - len(line.split(","))) for line in lines]  # every row as wide as the header
+    rows = [rows[0] + ",x_note", rows[1] + ',"two\nlines, ""quoted"""', *[r + "," for r in rows[2:]]]
+    rows.insert(3, "   ")  # a blank line, its spaces kept
+    sources.write_text("\n".join(rows))  # no line end at the end
+    before = sources.read_text()
+    set_cells(ledger_copy, "force", {"held_hours": 9.0})
+    after = sources.read_text()
+    keep, new = before.split("\n"), after.split("\n")
+    assert len(new) == len(keep)
+    assert [k for k, (a, b) in enumerate(zip(keep, new, strict=True)) if a != b] == [6]  # force's line alone
+    assert new[6].startswith("force,force,214.44,400,9,")
+    assert not after.endswith("\n")
+    assert read_sources(sources).set_index("source").loc["own", "x_note"] == 'two\nlines, "quoted"'
+
+
+def test_written_numbers_read_back_exactly(ledger_copy):
+    value = 0.1 + 0.2  # 0.30000000000000004: ten digits would round it
+    set_cells(ledger_copy, "twin", {"held_hours": value, "lot_hours": 3.0})
+    line = next(x for x in (ledger_copy / "sources.csv").read_text().splitlines() if x.startswith("twin,"))
+    assert ",0.30000000000000004,3," in line
+    assert _held(ledger_copy)["twin"] == value
