@@ -19,9 +19,9 @@ PyAV the bits per pixel are the video bytes over the declared frames when every 
 is on disk (for v3.0, which cannot tell, with a note saying it assumes so), and blank (with a
 note) when some are missing.
 
-Every number read is checked against a documented range (:data:`MAX_FPS`,
-:data:`MAX_TOTAL_FRAMES`, :data:`MAX_EPISODES`, :data:`MAX_FRAME_SIDE`,
-:data:`MAX_FEATURE_VALUES`), in Python integers that do not wrap; a value out of range stops
+Every number read is checked against a documented range (:mod:`procure.ledger.lerobot_info`:
+``MAX_FPS``, ``MAX_TOTAL_FRAMES``, ``MAX_EPISODES``, ``MAX_FRAME_SIDE``,
+``MAX_FEATURE_VALUES``), in Python integers that do not wrap; a value out of range stops
 the import with one line naming the file, the field, the value and what is allowed.
 """
 

@@ -50,7 +50,7 @@ START_STEPS = 32
 
 
 @dataclass(frozen=True)
-class Rows:
+class CouplingRows:
     """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
 
     Attributes
@@ -68,7 +68,7 @@ class Rows:
     b: np.ndarray
 
 
-def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> Rows:
+def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
     """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows."""
     p = problem
     names, rows, rhs = ["budget"], [p.cost], [budget]
@@ -82,7 +82,7 @@ def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) ->
         names.append(f"max_share:{key}")
         rows.append(coef)
         rhs.append(float(-(coef @ p.held)))
-    return Rows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
+    return CouplingRows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
 
 
 def hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
@@ -114,7 +114,7 @@ class Dual:
     Attributes
     ----------
     mu : numpy.ndarray
-        One multiplier per row of :class:`Rows` [value per unit].
+        One multiplier per row of :class:`CouplingRows` [value per unit].
     x : numpy.ndarray
         Hours of each source at μ [h].
     bound : float
@@ -139,7 +139,7 @@ class _Dual:
     (:mod:`procure.curves`), so an evaluation costs a few array operations per curve.
     """
 
-    def __init__(self, a: CurveArrays, rows: Rows) -> None:
+    def __init__(self, a: CurveArrays, rows: CouplingRows) -> None:
         self.a, self.rows = a, rows
         self.linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
         grows = a.rate > 0
@@ -194,7 +194,7 @@ class _Dual:
         return total - float(c @ x) + float(mu @ self.rows.b), x, slope
 
 
-def dual_bound(a: CurveArrays, rows: Rows, mu: np.ndarray) -> float:
+def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
     """g(μ) for μ ≥ 0: an upper bound on the optimum [own-hour equivalents] (inf where some
     source's box is unbounded at these prices)."""
     if np.any(np.asarray(mu) < 0):
@@ -203,10 +203,10 @@ def dual_bound(a: CurveArrays, rows: Rows, mu: np.ndarray) -> float:
 
 
 class Evaluator(Protocol):
-    """What the projected Newton method needs of a dual (:class:`_Dual`, or the expected-value
-    dual of :mod:`procure.program.expected`)."""
+    """What the projected Newton method needs of a dual (the one-scenario dual of this module,
+    or the expected-value dual of :mod:`procure.program.expected`)."""
 
-    rows: Rows
+    rows: CouplingRows
     evaluations: int
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -239,7 +239,7 @@ def _start(d: Evaluator) -> np.ndarray:
     return mu
 
 
-def solve_dual(a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> Dual:
+def solve_dual(a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None) -> Dual:
     """Minimise g over μ ≥ 0 by projected Newton steps from ``start`` (else the budget alone)."""
     return minimise(_Dual(a, rows), start)
 

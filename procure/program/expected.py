@@ -18,7 +18,7 @@ import numpy as np
 
 from . import value
 from .bounds import CurveArrays
-from .dual import DUAL_CURVES, INVERSE_STEP, Dual, Rows, minimise
+from .dual import DUAL_CURVES, INVERSE_STEP, CouplingRows, Dual, minimise
 from .scenarios import ScenarioProblem
 
 #: Bisection steps of V_s'(x) = c on [0, the source's box]: the bracket halved to 1e-30 of it.
@@ -44,7 +44,7 @@ def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
 class _ExpectedDual:
     """g(μ) and x(μ) for V_s, the probability-weighted curves of each source."""
 
-    def __init__(self, sp: ScenarioProblem, a: CurveArrays, rows: Rows) -> None:
+    def __init__(self, sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows) -> None:
         self.sp, self.a, self.rows = sp, a, rows
         self.evaluations = 0
         n = sp.n
@@ -120,6 +120,8 @@ class _ExpectedDual:
         return float(np.sum(self.p * v))
 
 
-def solve_expected_dual(sp: ScenarioProblem, a: CurveArrays, rows: Rows, start: np.ndarray | None = None) -> Dual:
+def solve_expected_dual(
+    sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None
+) -> Dual:
     """The expected-value program's dual minimum (multipliers, hours, bound); ``a`` the sources' arrays."""
     return minimise(_ExpectedDual(sp, a, rows), start)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..errors import Reason, SolveError
-from .dual import Rows, coupling_rows, eligible, solve_dual
+from .dual import CouplingRows, coupling_rows, eligible, solve_dual
 from .expected import qualifies, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
 from .plan import VALUE_ABS_TOLERANCE
@@ -124,7 +124,7 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
 
 
 def _certified(
-    program: Solving, exact: Polished, rows: Rows, deadline: float, tolerance: float, *, rounds: int
+    program: Solving, exact: Polished, rows: CouplingRows, deadline: float, tolerance: float, *, rounds: int
 ) -> Refined | None:
     """One solve of the model as it stands; the exact plan, if its bound closes on it."""
     res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
