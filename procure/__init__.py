@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from .defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from .errors import InputError, LedgerError, ProcureError, Reason, SolveError
+from .install import DISTRIBUTION as DISTRIBUTION
+from .install import install_command as install_command
+from .install import version as _version
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -87,23 +90,6 @@ __all__ = [
     "transport",
     "variant",
 ]
-
-
-def _version() -> str:
-    """The installed distribution's version; in a source checkout that is not installed, the
-    version pyproject.toml gives (the one place it is written)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("procure")
-    except PackageNotFoundError:
-        import tomllib
-
-        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-        try:
-            return str(tomllib.loads(pyproject.read_text())["project"]["version"])
-        except (OSError, KeyError, tomllib.TOMLDecodeError):
-            return "0+unknown"
 
 
 def solve(

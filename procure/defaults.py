@@ -53,3 +53,9 @@ APP_MOST_CORES = 64
 #: limit between iterations, a model's build once started finishes, and a local Dask cluster
 #: stops its workers. A single build longer than this (12 s at 200,000 sources) adds its excess.
 TIME_LIMIT_MARGIN = 3.0
+#: Widest byte-price multipliers the ranging of a plan looks at [1].
+RANGING_LIMITS = (1e-4, 1e4)
+#: Default timed decoding runs of each file a calibration times.
+DEFAULT_REPEAT = 5
+#: Most timed runs a calibration makes of a file.
+MAX_REPEAT = 100

@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import InputError, Reason, SolveError
+from ..install import install_command
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 #: The extra that installs Dask.
-SCALE_EXTRA = "procure[scale]"
+SCALE_EXTRA = "scale"
 #: Seconds of remaining serial work above which a local cluster is started: a bit more than
 #: twice what starting one costs on 2 cores (``benchmarks/scenarios_scale.py`` times it: 1.9 s
 #: median), so that the cluster pays for itself when the work splits over 2 workers [s].
@@ -134,7 +135,7 @@ def dask_missing() -> str | None:
     try:
         import distributed  # noqa: F401
     except ImportError:
-        return f"Dask is not installed, so the work runs in this process: pip install '{SCALE_EXTRA}'"
+        return f"Dask is not installed, so the work runs in this process: {install_command(SCALE_EXTRA)}"
     return None
 
 
@@ -227,7 +228,7 @@ def check_scheduler(address: str, name: str = "scheduler", timeout: float = SCHE
     """
     full = scheduler_address(address, name)
     if dask_missing():
-        raise InputError(f"{name} = {address!r} needs Dask: pip install '{SCALE_EXTRA}'")
+        raise InputError(f"{name} = {address!r} needs Dask: {install_command(SCALE_EXTRA)}")
     box: dict[str, Any] = {}
 
     def ask() -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..defaults import MAX_STEPS, SWEEP_TOLERANCE, VARY_PARAMETERS
+from ..defaults import MAX_STEPS, RANGING_LIMITS, SWEEP_TOLERANCE, VARY_PARAMETERS
 from ..errors import invalid
 from ..ledger import Cluster, Ledger
 from ..program import Mode, Plan, Problem, from_ledger
@@ -58,8 +58,6 @@ POINTS_PER_CHUNK = 25
 
 #: Relative width to which :func:`byte_price_range` narrows each end [1].
 RANGING_PRECISION = 1e-4
-#: Widest multipliers :func:`byte_price_range` looks at [1].
-RANGING_LIMITS = (1e-4, 1e4)
 
 
 def _check_grid(lo: float, hi: float, steps: int) -> np.ndarray:

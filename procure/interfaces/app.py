@@ -6,65 +6,204 @@ Three pages, a module each in :mod:`procure.interfaces.pages`:
   ``procure simulate`` runs it. No solve.
 * **Plan** — the ledger's sources and the plan for a budget, re-solved in place as the budget
   moves; held hours and mix bounds rebuild it.
-* **Byte prices** — hours per source against the byte-price multiplier, with the interval over
-  which the plan keeps its shape.
+* **Byte prices** — hours per source against the byte-price multiplier, for the Plan page's
+  inputs, with the interval over which the plan keeps its shape.
 
 Every number shown comes from the library and is formatted by :mod:`procure.interfaces.tables`,
-the cells the commands' tables print. Each browser session has its own inputs and its own
-program. Nothing is written to the ledger but by the "save" button, atomically.
+the cells the commands' tables print. Each browser session reads the ledger as it is when the
+session opens and has its own inputs; solves and figures run in worker processes
+(:mod:`procure.interfaces.pages.work`), so that sessions do not wait for each other, and what a
+session kept there is dropped when it ends. Nothing is written to the ledger but by the "save"
+button, and never into the installation (:mod:`procure.interfaces.pages.held`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import errno
+import signal
+import socket
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..ledger import load_ledger
+from ..errors import InputError, ProcureError
 from .pages import pipeline, plan, prices
-from .pages.parts import STYLE
+from .pages.parts import STYLE, LedgerFiles
+from .pages.work import Latest, Workers, release_memory
+from .tables import visible
 
 #: The extra that installs the app's framework.
-APP_EXTRA = "procure[app]"
+APP_EXTRA = "app"
+#: Seconds after the last session ends before the server hands back the memory it freed.
+RELEASE_SECONDS = 2.0
+#: Longest the server waits for open connections to close once it is told to stop [s].
+SHUTDOWN_SECONDS = 5
 
 
 def require_shiny() -> Any:
-    """The ``shiny`` module, or an :class:`ImportError` naming the extra to install."""
+    """The ``shiny`` module, or an :class:`ImportError` naming the command that installs it."""
     try:
         import shiny
     except ImportError:
-        raise ImportError(f"the app needs Shiny for Python: pip install '{APP_EXTRA}'") from None
+        from ..install import install_command
+
+        raise ImportError(f"the app needs Shiny for Python: {install_command(APP_EXTRA)}") from None
     return shiny
 
 
-def make_app(ledger_dir: Path | str | None = None) -> Any:
-    """The Shiny app of a ledger (the default ledger if None)."""
+def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = None) -> Any:
+    """The Shiny app of a ledger folder (the default ledger if None), solving and drawing in
+    ``workers`` (new ones if None; they start with their first task).
+
+    Raises
+    ------
+    LedgerError
+        The ledger cannot be read now.
+    """
     require_shiny()
     from shiny import App, ui
 
-    ledger = load_ledger(ledger_dir)
-    app_ui = ui.page_navbar(
-        ui.nav_panel("Pipeline", pipeline.page(ledger)),
-        ui.nav_panel("Plan", plan.page(ledger)),
-        ui.nav_panel("Byte prices", prices.page()),
-        title=f"procure — {ledger.path.name}",
-        id="page",
-        header=ui.tags.style(STYLE),
-    )
+    files = LedgerFiles(ledger_dir)
+    files.now()
+    work = workers if workers is not None else Workers()
+    live: set[str] = set()
+
+    def page(request: Any) -> Any:
+        try:
+            _token, ledger = files.now()
+        except ProcureError as exc:
+            return ui.page_fluid(ui.h4("procure"), ui.p(visible(exc), class_="procure-message"))
+        return ui.page_navbar(
+            ui.nav_panel("Pipeline", pipeline.page(ledger)),
+            ui.nav_panel("Plan", plan.page(ledger)),
+            ui.nav_panel("Byte prices", prices.page()),
+            title=f"procure — {visible(ledger.path.name)}",
+            id="page",
+            header=ui.tags.style(STYLE),
+        )
 
     def server(input: Any, output: Any, session: Any) -> None:
-        pipeline.server(input, output, ledger)
-        plan.server(input, output, ledger)
-        prices.server(input, ledger)
+        try:
+            token, ledger = files.now()
+        except ProcureError:
+            return  # the page said why
+        key = str(session.id)
+        live.add(key)
+        jobs: list[Latest] = pipeline.server(input, output, ledger, work)
+        plan_jobs, asked = plan.server(input, output, ledger, token, work, key)
+        jobs += [*plan_jobs, prices.server(input, output, asked, work)]
 
-    return App(app_ui, server)
+        def ended() -> None:
+            for job in jobs:
+                job.close()
+            work.forget(key)
+            live.discard(key)
+            if not live:  # once the ended sessions are gone from memory, hand it back
+                asyncio.get_running_loop().call_later(RELEASE_SECONDS, release_memory)
+
+        session.on_ended(ended)
+
+    app = App(page, server)
+    app.procure_workers = work  # type: ignore[attr-defined]
+    return app
+
+
+def warm_up(app: Any) -> None:
+    """Render the page once in the server, so that the first session does not wait for what
+    that loads (and the memory it takes counts before any session)."""
+    str(app.ui(None))
+    release_memory()
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, for the server to accept connections on.
+
+    Raises
+    ------
+    InputError
+        The port is taken, or the address cannot be listened on (naming both).
+    """
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError) as exc:
+        raise InputError(f"--host {visible(host)!r}: not an address this machine can listen on ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"--port {port}: {visible(host)}:{port} is in use by another program: give another --port"
+            ) from None
+        raise InputError(f"--port {port}: cannot listen on {visible(host)}:{port}: {exc.strerror}") from None
+    return sock
 
 
 def serve(ledger_dir: Path | str | None, host: str, port: int, *, announce: Callable[[str], object] = print) -> None:
-    """Serve the app on ``host:port`` until interrupted; ``announce`` prints where it listens."""
+    """Serve the app on ``host:port`` until interrupted; ``announce`` prints where it listens.
+
+    Raises
+    ------
+    InputError
+        The port is taken or the address cannot be listened on.
+    LedgerError
+        The ledger cannot be read.
+    KeyboardInterrupt
+        After Ctrl-C, once the server has stopped (the command line says ``procure: aborted``).
+    SystemExit
+        After a termination request (SIGTERM), once the server has stopped: exit code 143.
+    """
     require_shiny()
     import uvicorn
 
-    app = make_app(ledger_dir)
-    announce(f"procure app: listening on http://{host}:{port} (Ctrl-C stops it)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    class Server(uvicorn.Server):
+        """uvicorn's server, which leaves the signal that stopped it to :func:`serve`: the
+        worker processes are stopped first, then Ctrl-C ends the command as it ends every
+        command, and a termination request as it ends any program."""
+
+        def __init__(self, config: uvicorn.Config) -> None:
+            super().__init__(config)
+            self.stopped_by: list[int] = []
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            before = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in before.items():
+                    signal.signal(sig, handler)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.stopped_by.append(sig)
+            super().handle_exit(sig, frame)
+
+    sock = listen(host, port)
+    workers = Workers()
+    server: Server | None = None
+    try:
+        app = make_app(ledger_dir, workers)
+        workers.start()
+        warm_up(app)
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+                                ws_per_message_deflate=False)  # fmt: skip
+        server = Server(config)
+        announce(f"procure app: listening on http://{host}:{port} (Ctrl-C stops it)")
+        server.run(sockets=[sock])
+    finally:
+        workers.shutdown()
+        sock.close()
+    if signal.SIGTERM in server.stopped_by:
+        raise SystemExit(128 + signal.SIGTERM)  # as a shell reports a process ended by it
+    if server.stopped_by:
+        raise KeyboardInterrupt

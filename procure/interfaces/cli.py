@@ -1,4 +1,4 @@
-"""The command line: ``procure bill | simulate | solve | rank | sensitivity | calibrate | import | app``.
+"""The command line: ``procure bill | simulate | solve | rank | sensitivity | calibrate | import | init | app``.
 
 This module is the ``procure`` group and its entry point, :func:`main`; the commands are in
 :mod:`procure.interfaces.commands`, their tables in :mod:`procure.interfaces.render`. Library
@@ -18,6 +18,7 @@ from ..errors import ProcureError
 from .commands.analyses import rank_command, sensitivity_command
 from .commands.app import app_command
 from .commands.data import calibrate_command, import_group
+from .commands.init import init_command
 from .commands.pipeline import bill_command, simulate_command
 from .commands.plan import solve_command
 
@@ -37,14 +38,25 @@ class _Group(click.Group):
             raise Interrupted from None
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed distribution's version (:data:`procure.install.DISTRIBUTION`)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from ..install import version
+
+    click.echo(f"procure, version {version()}")
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="procure")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")  # fmt: skip
 def app() -> None:
     """procure: which robot-learning hours to buy next, once moving them is paid for."""
 
 
 for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, app_command,
-                 calibrate_command, import_group):  # fmt: skip
+                 calibrate_command, import_group, init_command):  # fmt: skip
     app.add_command(_command)
 
 

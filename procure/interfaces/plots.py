@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..defaults import RANGING_LIMITS
 from ..output import check_plot_path, write_atomic
 from ..pipeline import formulas
 from ..program import value
@@ -339,7 +340,9 @@ def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = No
         lo, hi = max(span[0], float(frame["x"].min())), min(span[1], float(frame["x"].max()))
         for a in (ax, ax2):
             a.axvspan(lo, hi, color="tab:green", alpha=0.12, linewidth=0)
-        ax.annotate(f"the plan keeps its shape from {span[0]:.3g} to {span[1]:.3g}", (lo, 1),
+        low = f"below {RANGING_LIMITS[0]:g}" if span[0] <= RANGING_LIMITS[0] else f"{span[0]:.3g}"
+        high = f"above {RANGING_LIMITS[1]:g}" if span[1] >= RANGING_LIMITS[1] else f"{span[1]:.3g}"
+        ax.annotate(f"the plan keeps its shape from {low} to {high}", (lo, 1),
                     xycoords=("data", "axes fraction"), xytext=(3, -12), textcoords="offset points", fontsize=8,
                     color="tab:green")  # fmt: skip
     ax.spines[["top", "right"]].set_visible(False)

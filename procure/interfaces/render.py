@@ -1,17 +1,21 @@
 """The tables the commands print: each takes a result of the library and a rich console.
 
 The cells come from :mod:`procure.interfaces.tables`, which the app reads too; this module
-sets them in rich tables and sentences. User text (source names, kinds, file names) is
-printed as given, never read as markup.
+sets them in rich tables and sentences (:func:`print_table`), fitted to the console's width:
+numbers are never cut, and a table too wide for the terminal is printed in parts. User text
+(source names, kinds, file names) is never read as markup, and its control characters are
+shown as escapes (:func:`procure.interfaces.tables.visible`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -40,6 +44,7 @@ from .tables import (
     simulation_rows,
     stage_rows,
     sweep_rows,
+    visible,
 )
 
 if TYPE_CHECKING:
@@ -65,9 +70,18 @@ __all__ = [
     "print_scenarios",
     "print_simulation",
     "print_sweep",
+    "print_table",
 ]
 
 Justify = Literal["left", "right"]
+
+#: Columns the box draws: one between cells and one at each edge [characters].
+RULE = 1
+#: Blank columns on each side of a cell [characters].
+PAD = 1
+#: Narrowest a column of text (names, notes) is made before the table splits: its longer
+#: words then wrap [characters].
+TEXT_WIDTH = 12
 
 
 def _more(console: Console, left_out: int, what: str) -> None:
@@ -75,33 +89,124 @@ def _more(console: Console, left_out: int, what: str) -> None:
         console.print(f"… {left_out:,} more {what} not shown: --all prints every one, --csv FILE writes them.")
 
 
-def _table(
-    title: str | Text, rows: Rows, justify: Sequence[Justify], *, text: Sequence[int] = (), **options: Any
-) -> Table:
-    """A rich table of ``rows``, each column justified as given; the cells of the columns
-    numbered in ``text`` (user text) are printed as given, never read as markup."""
-    table = Table(title=title, title_justify="left", **options)
-    for head, just in zip(rows.headings, justify, strict=True):
-        table.add_column(head, justify=just)
-    for cells in rows.cells:
-        table.add_row(*[Text(c) if i in text else c for i, c in enumerate(cells)])
-    return table
+def _widths(heads: Sequence[str], columns: Sequence[Sequence[str]], text: Sequence[bool]) -> tuple[list, list]:
+    """Each column's width at its most (every cell and its heading on one line) and at its
+    least (numbers whole on one line, headings broken between words, text columns down to
+    :data:`TEXT_WIDTH`) [characters]."""
+    most, least = [], []
+    for head, cells, is_text in zip(heads, columns, text, strict=True):
+        cell = max((cell_len(c) for c in cells), default=0)
+        word = max((cell_len(w) for w in head.split()), default=0)
+        most.append(max(cell, cell_len(head)))
+        least.append(max(min(cell, TEXT_WIDTH), min(word, TEXT_WIDTH)) if is_text else max(cell, word))
+    return most, least
+
+
+def _span(widths: Sequence[int]) -> int:
+    """The characters a table of columns this wide takes, box and padding included."""
+    return sum(w + 2 * PAD for w in widths) + RULE * (len(widths) + 1)
+
+
+def _fit(most: list[int], least: list[int], room: int) -> list[int]:
+    """Column widths that fit in ``room``: each at its most, the columns with the most slack
+    narrowed first, none below its least (the result is wider than ``room`` only when the
+    least widths are)."""
+    widths = list(most)
+    while _span(widths) > room:
+        slack = [w - lo for w, lo in zip(widths, least, strict=True)]
+        i = max(range(len(widths)), key=lambda k: (slack[k], widths[k]))
+        if slack[i] <= 0:
+            break
+        widths[i] -= 1
+    return widths
+
+
+def _parts(keys: list[int], others: list[int], least: list[int], room: int) -> list[list[int]]:
+    """The columns ``others`` (indices, in order) split into the fewest parts that each fit in
+    ``room`` beside the ``keys`` columns, as even in width as order allows."""
+
+    def span(part: Sequence[int]) -> int:
+        return _span([least[i] for i in (*keys, *part)])
+
+    count = 1
+    while True:
+        best = _even(others, count, span, room)
+        if best is not None or count >= len(others):
+            return best or [[i] for i in others]
+        count += 1
+
+
+def _even(others: list[int], count: int, span: Callable[[Sequence[int]], int], room: int) -> list[list[int]] | None:
+    """``others`` cut into ``count`` consecutive parts of the least widest span, or None if
+    the widest does not fit in ``room``."""
+    n = len(others)
+    # best[k][j]: (widest span, cuts) of the first j columns in k parts
+    best: dict[tuple[int, int], tuple[int, list[int]]] = {(0, 0): (0, [])}
+    for k in range(1, count + 1):
+        for j in range(k, n - (count - k) + 1):
+            options = [(max(best[(k - 1, i)][0], span(others[i:j])), [*best[(k - 1, i)][1], j])
+                       for i in range(k - 1, j) if (k - 1, i) in best]  # fmt: skip
+            if options:
+                best[(k, j)] = min(options, key=lambda o: o[0])
+    widest, cuts = best.get((count, n), (room + 1, []))
+    if widest > room:
+        return None
+    edges = [0, *cuts]
+    return [others[a:b] for a, b in itertools.pairwise(edges)]
+
+
+def print_table(
+    console: Console,
+    title: str | Text | None,
+    rows: Rows,
+    justify: Sequence[Justify],
+    *,
+    keys: int = 1,
+    bold_total: bool = True,
+    **options: Any,
+) -> None:
+    """Print ``rows`` as one rich table, or as several when it is wider than the console.
+
+    Every cell is printed as given (never read as markup). Right-justified columns (numbers)
+    are never cut: each keeps its widest cell on one line, and headings break between words;
+    left-justified ones (names, notes) wrap. A column with no heading and no text in any cell
+    is left out. When even so the table is wider than the console, its columns are split into
+    parts printed one below the other, each with the first ``keys`` columns (the row's name),
+    and a line says how wide a terminal prints it whole.
+    """
+    total = [rows.total] if rows.total is not None else []
+    every = [*rows.cells, *total]
+    shown = [i for i, head in enumerate(rows.headings) if head or any(r[i] for r in every)]
+    heads = [rows.headings[i] for i in shown]
+    columns = [[r[i] for r in every] for i in shown]
+    text = [justify[i] == "left" for i in shown]
+    most, least = _widths(heads, columns, text)
+    room = console.width
+    key_count = min(keys, len(shown))
+    keys_at = list(range(key_count))
+    others = list(range(key_count, len(shown)))
+    parts = [others] if _span(least) <= room or not others else _parts(keys_at, others, least, room)
+    for k, part in enumerate(parts):
+        cols = [*keys_at, *part]
+        widths = _fit([most[i] for i in cols], [least[i] for i in cols], room)
+        table = Table(title=(title if k == 0 else None), title_justify="left", **options)
+        for i, width in zip(cols, widths, strict=True):
+            table.add_column(Text(heads[i]), justify=justify[shown[i]], width=width, overflow="fold")
+        for n in range(len(every)):
+            style = "bold" if bold_total and total and n == len(every) - 1 else ""
+            table.add_row(*[Text(columns[i][n], style=style if i < key_count else "") for i in cols])
+        console.print(table)
+    if len(parts) > 1:
+        whole = _span(most)
+        console.print(Text(f"In {len(parts)} parts to fit {room} columns; at {whole} (COLUMNS={whole}) the table "
+                           "prints whole."))  # fmt: skip
 
 
 def print_bill(console: Console, row: Any, cluster: Cluster) -> None:
     """The stages, the busy fraction and the transport bill of one recorded hour."""
-    console.print(_table(Text(format_title(row, cluster)), stage_rows(row), ("left", "right", "left")))
-    facts = Table(show_header=False, box=None)
-    facts.add_column(justify="left")
-    facts.add_column(justify="right")
-    for cells in fact_rows(row).cells:
-        facts.add_row(*cells)
-    console.print(facts)
-    terms = bill_rows(row)
-    bill = _table("Transport bill of one recorded hour", terms, ("left", "right", "right"))
-    assert terms.total is not None
-    bill.add_row(Text(terms.total[0], style="bold"), Text(terms.total[1], style="bold"), terms.total[2])
-    console.print(bill)
+    print_table(console, Text(format_title(row, cluster)), stage_rows(row), ("left", "right", "left"))
+    print_table(console, None, fact_rows(row), ("left", "right"), show_header=False, box=None)
+    print_table(console, "Transport bill of one recorded hour", bill_rows(row), ("left", "right", "right"))
     n = pipeline_numbers(row)
     console.print(Text(f"Price {n['price_usd_per_hour']}/h: moving takes {n['share']} of it."))
 
@@ -110,9 +215,9 @@ def print_simulation(console: Console, row: Any, cluster: Cluster, result: Simul
     """The simulated queue beside the closed form."""
     console.print(Text(format_title(row, cluster)))
     title = f"Queue of {result.frames:,} frames, buffer {result.buffer}, first {result.warmup_frames:,} left out"
-    console.print(_table(title, simulation_rows(row, result), ("left", "right", "right")))
+    print_table(console, title, simulation_rows(row, result), ("left", "right", "right"))
     if result.note:
-        console.print(Text(f"note: {result.note}"))
+        console.print(Text(f"note: {visible(result.note)}"))
 
 
 def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None:
@@ -128,11 +233,7 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
         head = f"Target value {n['target']}: the least money that reaches it"
     rows = plan_rows(plan, every_row=every_row)
     right: list[Justify] = ["right"] * 7
-    justify: list[Justify] = ["left", *right, "left"]
-    table = _table(head, rows, justify, text=(0,))
-    assert rows.total is not None
-    table.add_row(Text(rows.total[0], style="bold"), *rows.total[1:])
-    console.print(table)
+    print_table(console, head, rows, ["left", *right, "left"])
     _more(console, rows.left_out, "sources")
     certified = f"(gap {n['gap']}, certified within {n['tolerance']})."
     if plan.mode == "target":
@@ -153,10 +254,9 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
         )
     elif plan.mode == "budget":
         console.print("λ = 0: the budget does not bind; more money buys nothing more (see the capacities).")
-    caps = _table("Capacities", capacity_rows(plan), ("left", "right", "right", "left", "right"), text=(0,))
-    console.print(caps)
+    print_table(console, "Capacities", capacity_rows(plan), ("left", "right", "right", "left", "right"))
     for note in plan.notes:
-        console.print(Text(f"note: {note}"))
+        console.print(Text(f"note: {visible(note)}"))
 
 
 #: Spread of the marginal values per dollar below which a plan's hours count as exact [1].
@@ -167,7 +267,7 @@ def print_scenarios(console: Console, sp: ScenarioPlan, *, every_row: bool = Fal
     """The plan's value over the scenarios, the risk measure, EVPI and VSS, and later hours."""
     rows = scenario_rows(sp, every_row=every_row)
     title = f"The plan in each of {len(sp.scenario_values)} scenarios"
-    console.print(_table(title, rows, ("left", "right", "right", "right", "right"), text=(0,)))
+    print_table(console, title, rows, ("left", "right", "right", "right", "right"))
     _more(console, rows.left_out, "scenarios (the worst are shown)")
     n = scenario_numbers(sp)
     console.print(
@@ -184,21 +284,22 @@ def print_scenarios(console: Console, sp: ScenarioPlan, *, every_row: bool = Fal
     if sp.recourse_price_x is not None:
         later = recourse_rows(sp, every_row=every_row)
         title = f"Bought later at {sp.recourse_price_x:g} × the price, once a scenario is known"
-        table = _table(title, later, ("left", "left", "right", "right"), text=(0, 1))
-        none = Text("No scenario buys more later: every hour is worth buying now.")
-        console.print(table if len(sp.recourse) else none)
+        if len(sp.recourse):
+            print_table(console, title, later, ("left", "left", "right", "right"), keys=2)
+        else:
+            console.print(Text("No scenario buys more later: every hour is worth buying now."))
         _more(console, later.left_out, "later purchases")
     if sp.ran_on:
-        console.print(Text(f"EVPI solves: {sp.ran_on}."))
+        console.print(Text(f"EVPI solves: {visible(sp.ran_on)}."))
     for note in sp.notes:
-        console.print(Text(f"note: {note}"))
+        console.print(Text(f"note: {visible(note)}"))
 
 
 def print_rank(console: Console, table: pd.DataFrame, by: str, *, every_row: bool = False) -> None:
     """The sources ranked (the first :data:`TABLE_ROWS` unless ``every_row``)."""
     rows = rank_rows(table, every_row=every_row)
     justify: list[Justify] = ["left" if head == "source" else "right" for head in rows.headings]
-    console.print(_table(f"Sources ranked by {by}", rows, justify, text=(rows.headings.index("source"),)))
+    print_table(console, f"Sources ranked by {by}", rows, justify, keys=rows.headings.index("source") + 1)
     _more(console, rows.left_out, "sources")
 
 
@@ -208,12 +309,11 @@ def print_sweep(
     """The plan at each value of the varied input: value, λ, shares and hours per source (the
     :data:`TABLE_COLUMNS` sources bought most, unless ``every_row``)."""
     rows = sweep_rows(table, parameter, every_row=every_row)
-    out = Table(title=f"The plan at {budget:,.0f} $ as {parameter} moves", title_justify="left")
-    for i, head in enumerate(rows.headings):
-        out.add_column(Text(head) if i >= 5 else head, justify="right")
-    for cells in rows.cells:
-        out.add_row(*cells)
-    console.print(out)
+    title = f"The plan at {money(budget)} as {parameter} moves"
+    if parameter == "budget":
+        title = "The plan as the budget moves"
+    right: list[Justify] = ["right"] * len(rows.headings)
+    print_table(console, title, rows, right)
     _more(console, rows.left_out, "source columns")
 
 
@@ -227,10 +327,10 @@ def print_calibration(console: Console, files: list[Any], total: dict[str, Any])
     rows = calibration_rows(files)
     title = "Calibration: one decoding thread, frames decoded and converted to RGB"
     justify: list[Justify] = ["left" if head in ("file", "codec") else "right" for head in rows.headings]
-    console.print(_table(title, rows, justify, text=(0, 1)))
+    print_table(console, title, rows, justify)
     console.print(Text(calibration_sentence(total)))
 
 
 def print_row(console: Console, row: dict[str, Any]) -> None:
     """One ledger row, a column a line."""
-    console.print(_table("Ledger row", ledger_row_rows(row), ("left", "right"), text=(1,), show_header=False))
+    print_table(console, "Ledger row", ledger_row_rows(row), ("left", "left"), show_header=False)

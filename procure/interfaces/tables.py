@@ -12,19 +12,34 @@ computes what a result could say itself: shares, spreads and positions come from
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import pandas as pd
 
 from ..defaults import TABLE_COLUMNS, TABLE_ROWS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..analyses.solving import ScenarioPlan
     from ..ledger import Cluster
     from ..pipeline.queue import SimulationResult
     from ..program import Plan
+
+
+#: Characters of user text shown as an escape (``\\x1b``, ``\\u202e``): the C0 and C1 control
+#: characters and DEL, which a terminal would act on (clear the screen, set its title), and the
+#: bidirectional overrides, which would reorder the text around them.
+_HIDDEN = {*range(0x00, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A)}  # fmt: skip
+_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _HIDDEN}
+
+
+def visible(text: object) -> str:
+    """User text (a source name, a kind, a file name) as a table shows it: every control
+    character and bidirectional override as its escape (``ESC`` as ``\\x1b``), the rest as
+    given. JSON and files keep the text exact; only what is shown is escaped."""
+    return str(text).translate(_ESCAPES)
 
 
 def number(value: float, digits: int = 1) -> str:
@@ -70,6 +85,8 @@ class Rows:
     def frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The table as a DataFrame of strings, the total row last; only the ``columns``
         (headings) given, in that order, if any."""
+        import pandas as pd
+
         rows = [*self.cells, *([self.total] if self.total is not None else [])]
         frame = pd.DataFrame(rows, columns=list(self.headings))
         return frame if columns is None else frame[list(columns)]
@@ -81,9 +98,9 @@ class Rows:
 def format_title(row: Any, cluster: Cluster) -> str:
     """One line naming a format and the cluster it runs on."""
     return (
-        f"{row['source']}: {row['cameras']:g} × {row['width']:g}×{row['height']:g} at "
-        f"{row['fps']:g} fps, {row['stored']}, read in {row['read']} — model {cluster.model}, "
-        f"{cluster.accelerator}, {cluster.cores_per_accelerator:g} cores"
+        f"{visible(row['source'])}: {row['cameras']:g} × {row['width']:g}×{row['height']:g} at "
+        f"{row['fps']:g} fps, {row['stored']}, read in {row['read']} — model {visible(cluster.model)}, "
+        f"{visible(cluster.accelerator)}, {cluster.cores_per_accelerator:g} cores"
         f"{', NVDEC' if cluster.nvdec else ''}"
     )
 
@@ -202,7 +219,7 @@ def plan_rows(plan: Plan, *, every_row: bool = False) -> Rows:
         else s.loc[(s["purchase_usd"] + s["transport_usd"]).sort_values(ascending=False).index[:TABLE_ROWS]]
     )
     cells = [
-        (str(r["source"]), number(r["hours"]), number(r["held_hours"]), number(r["purchase_usd"], 2),
+        (visible(r["source"]), number(r["hours"]), number(r["held_hours"]), number(r["purchase_usd"], 2),
          number(r["transport_usd"], 2), number(r["effective_hours"]), number(r["value"], 1),
          f"{r['marginal_value_per_usd']:.3g}", POSITIONS[r["position"]])
         for _, r in shown.iterrows()
@@ -240,7 +257,7 @@ def scenario_rows(sp: ScenarioPlan, *, every_row: bool = False) -> Rows:
     cells = []
     for i in order:
         r = v.loc[i]
-        cells.append((str(r["scenario"]), f"{r['probability']:.4g}", number(r["value"], 2),
+        cells.append((visible(r["scenario"]), f"{r['probability']:.4g}", number(r["value"], 2),
                       number(mean[i], 2) if mean is not None else "", number(r["later_usd"], 2)))  # fmt: skip
     headings = ("scenario", "probability", "value", "mean-scenario plan", "spent later $")
     return Rows(headings, cells, left_out=len(v) - len(order))
@@ -272,7 +289,7 @@ def recourse_rows(sp: ScenarioPlan, *, every_row: bool = False) -> Rows:
     r = sp.recourse
     shown = r if every_row or len(r) <= TABLE_ROWS else r.iloc[:TABLE_ROWS]
     cells = [
-        (str(row["scenario"]), str(row["source"]), number(row["hours"]), number(row["usd"], 2))
+        (visible(row["scenario"]), visible(row["source"]), number(row["hours"]), number(row["usd"], 2))
         for _, row in shown.iterrows()
     ]
     return Rows(("scenario", "source", "hours", "$"), cells, left_out=len(r) - len(shown))
@@ -301,7 +318,7 @@ def _rank_cell(col: str, v: Any) -> str:
     if col == "marginal_value_per_usd":
         return f"{v:.3g}"
     if col == "source":
-        return str(v)
+        return visible(v)
     return number(v, 0 if col == "rank" else 2)
 
 
@@ -317,10 +334,22 @@ def rank_rows(table: pd.DataFrame, *, every_row: bool = False) -> Rows:
     return Rows(tuple(h for h, _ in heads), cells, left_out=len(table) - len(shown))
 
 
+#: How the sweep table heads and writes the varied input: heading and format of a value.
+SWEEP_INPUTS: dict[str, tuple[str, Callable[[float], str]]] = {
+    "byte_price_x": ("byte_price_x", lambda x: f"{x:.4g}"),
+    "budget": ("budget $", lambda x: number(x, 2)),
+    "accelerator_usd_per_hour": ("accelerator $/h", lambda x: number(x, 2)),
+    "core_usd_per_hour": ("core $/h", lambda x: number(x, 4)),
+    "params": ("params", lambda x: number(x, 0)),
+}
+
+
 def sweep_rows(table: pd.DataFrame, parameter: str, *, every_row: bool = False) -> Rows:
     """The plan at each value of the varied input: value, λ, shares and hours per source (the
     :data:`TABLE_COLUMNS` sources bought most unless ``every_row``; ``left_out`` counts the
-    source columns not shown)."""
+    source columns not shown). The input's value is written as :data:`SWEEP_INPUTS` says
+    (dollars as the other tables write them)."""
+    heading, write = SWEEP_INPUTS.get(parameter, (parameter, lambda x: f"{x:.4g}"))
     every = list(dict.fromkeys(table["source"]))
     most = table.groupby("source", sort=False)["hours"].max().sort_values(ascending=False, kind="stable")
     sources = every if every_row or len(every) <= TABLE_COLUMNS else list(most.index[:TABLE_COLUMNS])
@@ -328,11 +357,11 @@ def sweep_rows(table: pd.DataFrame, parameter: str, *, every_row: bool = False) 
     for x, part in table.groupby("x", sort=True):
         first = part.iloc[0]
         hours = part.set_index("source")["hours"]
-        cells.append((f"{x:.4g}", f"{first['plan_value']:,.1f}", f"{first['lambda']:.4g}",
+        cells.append((write(float(x)), f"{first['plan_value']:,.1f}", f"{first['lambda']:.4g}",
                       percent(first["transport_share"]), percent(first["idle_share"]),
                       *[number(hours[s]) for s in sources]))  # fmt: skip
-    named = [f"{s} h" for s in sources]
-    headings = (parameter, "plan value", "λ", "transport share", "idle share of transport", *named)
+    named = [f"{visible(s)} h" for s in sources]
+    headings = (heading, "plan value", "λ", "transport share", "idle share of transport", *named)
     return Rows(headings, cells, left_out=len(every) - len(sources))
 
 
@@ -352,8 +381,9 @@ def ranging_sentence(span: tuple[float, float], limits: tuple[float, float]) -> 
 def calibration_rows(files: list[Any]) -> Rows:
     """Each calibrated file: codec, size, rate, bits per pixel, keyframe interval, decode rates."""
     cells = [
-        (f.file, f.codec, f"{f.width}×{f.height}", f"{f.fps:g}", f"{f.frames:,}", f"{f.bits_per_pixel:.4f}",
-         f"{f.gop:g}", f"{f.decode_fps:,.0f} ({f.decode_fps_min:,.0f}–{f.decode_fps_max:,.0f})",
+        (visible(f.file), visible(f.codec), f"{f.width}×{f.height}", f"{f.fps:g}", f"{f.frames:,}",
+         f"{f.bits_per_pixel:.4f}", f"{f.gop:g}",
+         f"{f.decode_fps:,.0f} ({f.decode_fps_min:,.0f}–{f.decode_fps_max:,.0f})",
          f"{f.core_fps_1080p:,.1f}", f"{f.random_read_frames:.2f}")
         for f in files
     ]  # fmt: skip
@@ -365,7 +395,8 @@ def calibration_rows(files: list[Any]) -> Rows:
 def calibration_sentence(total: dict[str, Any]) -> str:
     """The values a ledger row takes from a calibration."""
     return (
-        f"For a ledger row: codec {total['codec']}, {total['width']}×{total['height']} at {total['fps']:g} fps, "
+        f"For a ledger row: codec {visible(total['codec'])}, {total['width']}×{total['height']} at "
+        f"{total['fps']:g} fps, "
         f"bits_per_pixel {total['bits_per_pixel']:.4f}, gop {total['gop']:g}, "
         f"core_fps_1080p {total['core_fps_1080p']:,.1f}"
     )
@@ -378,7 +409,7 @@ def ledger_row_rows(row: dict[str, Any]) -> Rows:
         shown = (
             ""
             if isinstance(value, float) and value != value
-            else (f"{value:,.6g}" if isinstance(value, float) else str(value))
+            else (f"{value:,.6g}" if isinstance(value, float) else visible(value))
         )
         cells.append((column, shown))
     return Rows(("column", "value"), cells)

@@ -5,6 +5,7 @@ standard error, and the outputs of a command (:class:`procure.output.Outputs`) p
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,15 +16,29 @@ from rich.console import Console
 from rich.text import Text
 
 from ..output import Outputs
+from .tables import visible
 
-#: Width of the tables when the output is not a terminal (a file, a pipe) [characters].
+#: Width of the tables when the output is not a terminal (a file, a pipe) and the ``COLUMNS``
+#: environment variable does not set one [characters].
 PIPE_WIDTH = 130
-console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+
+
+def output_width() -> int | None:
+    """The width the tables are fitted to [characters]: ``COLUMNS`` if it is a whole number,
+    else the terminal's (None: rich reads it), else :data:`PIPE_WIDTH`."""
+    if os.environ.get("COLUMNS", "").strip().isdigit() or sys.stdout.isatty():
+        return None
+    return PIPE_WIDTH
+
+
+console = Console(highlight=False, width=output_width())
 
 
 def say(line: str) -> None:
-    """Print a line of text on standard output exactly as given (no markup)."""
-    console.print(Text(line))
+    """Print a line of text on standard output as given (no markup), its control characters
+    shown as escapes (:func:`procure.interfaces.tables.visible`); a long line is left for
+    the terminal to wrap, never broken, so that a command in it can be copied whole."""
+    console.print(Text(visible(line)), soft_wrap=True)
 
 
 def plots() -> Any:

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..install import install_command
 from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
 from ..pipeline.streams import Stream, read_stream, require_av
 from .lerobot_info import (
@@ -283,7 +284,7 @@ def _from_file_bytes(
     v3 = str(info["codebase_version"]) == "v3.0"
     coverage = None if v3 else _v2_coverage(root, info, cameras, files)
     if coverage is not None or not pixels:
-        reason = f"{coverage}; counting their frames needs PyAV (pip install 'procure[video]')" if coverage else (
+        reason = f"{coverage}; counting their frames needs PyAV ({install_command('video')})" if coverage else (
             "the dataset declares no frames"
         )  # fmt: skip
         return [f"bits_per_pixel left blank: {reason}"]
@@ -291,7 +292,7 @@ def _from_file_bytes(
     if v3:
         return [
             "bits per pixel: the video bytes on disk over every declared frame, as if every video were on disk "
-            "(counting the frames of each file needs PyAV: pip install 'procure[video]')"
+            "(counting the frames of each file needs PyAV: " + install_command("video") + ")"
         ]
     return []
 

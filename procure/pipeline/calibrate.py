@@ -16,7 +16,7 @@ runs the median would need to be within :data:`DECODE_PRECISION` (5 %) of the ma
 ``(√(π/2) × cv / 0.05)²`` for a coefficient of variation ``cv`` of the runs (the standard error
 of a median is √(π/2) times that of a mean).
 
-PyAV is an optional dependency (``pip install 'procure[video]'``); :func:`require_av` says so in
+PyAV is an optional dependency (the extra ``video``); :func:`require_av` says so, with the command that installs it, in
 one line when it is missing.
 """
 
@@ -32,20 +32,17 @@ from typing import Any
 
 import numpy as np
 
+from ..defaults import DEFAULT_REPEAT, MAX_REPEAT
 from ..errors import InputError
 from .formulas import PIXELS_1080P
 from .streams import bad_file, open_container, read_stream, require_av
 from .streams import frame_timing as frame_timing  # also offered here, beside the calibration
 
-#: Default timed decoding runs of each file.
-DEFAULT_REPEAT = 5
 #: Frames decoded, untimed, before the timed runs (caches, lazy initialisation) [frames].
 WARMUP_FRAMES = 10
 #: Random frames each file is read at to measure the frames a random read decodes; the mean's
 #: standard error is about gop / √12 / √100 = 0.029 × gop (0.9 frames at a keyframe every 30).
 RANDOM_READS = 100
-#: Most timed runs a calibration makes of a file.
-MAX_REPEAT = 100
 #: Fastest over slowest timed decoding run [1] above which the decode rate is noted as
 #: uncertain (a busy machine; 1 ≤ bound).
 DECODE_SPREAD_LIMIT = 1.5

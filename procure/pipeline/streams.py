@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..install import install_command
 
 #: FFmpeg demuxers of still images (besides every ``*_pipe`` demuxer: ``png_pipe``, ``jpeg_pipe``, …).
 IMAGE_FORMATS = ("image2", "image2pipe")
@@ -52,7 +53,7 @@ def require_av() -> Any:
     try:
         import av
     except ImportError:
-        raise InputError("calibration needs PyAV: pip install 'procure[video]'") from None
+        raise InputError(f"calibration needs PyAV: {install_command('video')}") from None
     return av
 
 

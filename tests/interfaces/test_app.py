@@ -3,36 +3,47 @@
 The app is started on a free port; each test loads a page, moves inputs as a person would
 (Shiny's own Playwright controllers), and checks the numbers shown against ``procure bill
 --json`` and ``procure solve --json`` for the same inputs, formatted as the commands print
-them. Screenshots of each page go to ``test-artifacts/`` (not committed). Without a browser
-the tests skip, saying why.
+them. Saving is tested on copies of the default ledger, with several sessions at once; the
+shipped ledger is never written. Screenshots of each page go to ``test-artifacts/`` (not
+committed). Without a browser the browser tests skip, saying why; the tests of the server's
+exit codes and of its worker processes run without one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from procure.interfaces import render
+from procure.interfaces import render, tables
 from procure.interfaces.cli import main
+from procure.ledger import default_ledger_dir, load_ledger
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (procure[test])")
-controller = pytest.importorskip("shiny.playwright.controller", reason="Shiny is not installed (procure[app])")
+pytest.importorskip("shiny", reason="Shiny is not installed (procure-robotics[app])")
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (procure-robotics[test])"
+)
+controller = pytest.importorskip("shiny.playwright.controller", reason="Shiny is not installed (procure-robotics[app])")
 
 CHROMIUM = os.environ.get("PROCURE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt-get install chromium)")
 #: Flags for a headless Chromium on a machine with a closed network (no background requests).
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT = 30_000  # [ms]
+#: The command that runs the command line in this interpreter.
+CLI = [sys.executable, "-c", "import sys; from procure.interfaces.cli import main; sys.exit(main(sys.argv[1:]))"]
 
 
 def free_port() -> int:
@@ -41,13 +52,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_app(ledger: Path | None = None) -> tuple[subprocess.Popen, str]:
+def start_app(ledger: Path | None = None, *, group: bool = False) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    args = [sys.executable, "-c", "import sys; from procure.interfaces.cli import main; sys.exit(main(sys.argv[1:]))",
-            "app", "--port", str(port)]  # fmt: skip
-    if ledger is not None:
-        args += ["--ledger", str(ledger)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = [*CLI, "app", "--port", str(port)] + (["--ledger", str(ledger)] if ledger is not None else [])
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -61,12 +69,15 @@ def start_app(ledger: Path | None = None) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("procure app did not start listening within 60 s")
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen) -> str:
+    """Stop the app; what it printed on standard error."""
     proc.terminate()
     try:
-        proc.wait(10)
+        _out, err = proc.communicate(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+        _out, err = proc.communicate()
+    return err or ""
 
 
 @pytest.fixture(scope="module")
@@ -78,21 +89,32 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
+    if CHROMIUM is None:
+        pytest.skip("no Chromium on this machine (apt-get install chromium)")
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield b
         b.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def open_page(browser, url: str, *, tab: str | None = None, viewport=(1400, 1000)):
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT)
-    pg.goto(server)
+    pg.goto(url)
     wait_text(pg, "busy", lambda t: "%" in t)
+    if tab is not None:
+        pg.get_by_role("tab", name=tab).click()
+        if tab == "Plan":
+            wait_text(pg, "plan_value", lambda t: t[:1].isdigit())
+    return pg
+
+
+@pytest.fixture
+def page(browser, server):
+    pg = open_page(browser, server)
     yield pg
-    context.close()
+    pg.context.close()
 
 
 def wait_text(page, output_id: str, ok) -> str:
@@ -134,9 +156,38 @@ def expected(record: dict) -> dict[str, str]:
     }
 
 
+def table_cells(page, output_id: str) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        f"#{output_id} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))"
+    )
+
+
+def plan_cells(record: dict) -> list[list[str]]:
+    """The Plan page's table for a plan of ``procure solve --json``, as the tables format it."""
+    rows = [[r["source"], tables.number(r["hours"]), tables.number(r["purchase_usd"], 2),
+             tables.number(r["transport_usd"], 2), tables.number(r["value"], 1),
+             f"{r['marginal_value_per_usd']:.3g}"] for r in record["plan"]]  # fmt: skip
+    total = ["total", tables.number(sum(r["hours"] for r in record["plan"])), tables.number(record["purchase_usd"], 2),
+             tables.number(record["transport_usd"], 2), tables.number(record["value"], 1), ""]  # fmt: skip
+    return [*rows, total]
+
+
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def sources_csv(folder: Path) -> dict[str, float]:
+    s = load_ledger(folder).sources
+    return dict(zip(s["source"], s["held_hours"].astype(float), strict=True))
+
+
+def save(page, ok) -> str:
+    page.get_by_role("button", name="Save held hours to the ledger").click()
+    return wait_text(page, "save_message", lambda t: ok(t) and t != "Saving …")
+
+
+# ----------------------------------------------------------------------------- the pipeline page
 
 
 def test_the_first_screen_is_the_ledgers_first_row(page, capsys):
@@ -198,15 +249,37 @@ def test_a_bad_value_shows_a_message_and_the_app_keeps_running(page, capsys):
     assert page.inner_text("#pipeline_message") == ""
 
 
-def test_the_plan_page_shows_what_solve_prints(page, capsys):
+@pytest.mark.parametrize("name, value", [("model", "/etc/passwd"), ("accelerator", "../x"), ("kind", "nobody"),
+                                         ("read", 3), ("byte_price_x", "1e9"), ("cores", "eight")])  # fmt: skip
+def test_a_forged_input_is_refused(page, name, value):
+    page.evaluate(f"Shiny.setInputValue({json.dumps(name)}, {json.dumps(value)})")
+    message = wait_text(page, "pipeline_message", lambda t: t != "")
+    assert "not one of the app's choices" in message or "invalid" in message
+    assert page.inner_text("#busy") == "—"
+
+
+# ----------------------------------------------------------------------------- the plan page
+
+
+@pytest.mark.parametrize("budget", ["100000", "200000"])
+def test_the_plan_page_shows_what_solve_prints(page, capsys, budget):
     page.get_by_role("tab", name="Plan").click()
-    value = wait_text(page, "plan_value", lambda t: t[:1].isdigit())
-    record = solve_json(capsys, "--budget", "100000")
-    assert value == f"{record['value']:,.2f}"
+    wait_text(page, "plan_value", lambda t: t[:1].isdigit())
+    if budget != "100000":
+        controller.InputNumeric(page, "budget").set(budget)
+    record = solve_json(capsys, "--budget", budget)
+    wait_text(page, "plan_value", lambda t: t == f"{record['value']:,.2f}")
     assert page.inner_text("#lambda") == f"{record['lambda']:.4g}"
     assert page.inner_text("#spent_usd") == render.money(record["spent_usd"])
+    assert table_cells(page, "plan_table") == plan_cells(record)
     page.wait_for_selector("#curves img")
-    screenshot(page, "plan")
+    if budget == "100000":
+        screenshot(page, "plan")
+
+
+def test_held_hours_and_mix_bounds_rebuild_the_plan(page, capsys):
+    page.get_by_role("tab", name="Plan").click()
+    wait_text(page, "plan_value", lambda t: t[:1].isdigit())
     controller.InputNumeric(page, "budget").set("50000")
     record = solve_json(capsys, "--budget", "50000")
     wait_text(page, "plan_value", lambda t: t == f"{record['value']:,.2f}")
@@ -216,13 +289,18 @@ def test_the_plan_page_shows_what_solve_prints(page, capsys):
     controller.InputNumeric(page, "max_share_4").set("0.1")
     record = solve_json(capsys, "--budget", "50000", "--held", "own=500", "--max-share", "sim=0.1")
     wait_text(page, "plan_value", lambda t: t == f"{record['value']:,.2f}")
+    assert table_cells(page, "plan_table") == plan_cells(record)
 
 
-def test_the_budget_slider_moves_the_box(page):
+def test_the_budget_slider_and_box_follow_each_other(page):
     page.get_by_role("tab", name="Plan").click()
     wait_text(page, "plan_value", lambda t: t[:1].isdigit())
     controller.InputSlider(page, "budget_slider").set("4.5")
     controller.InputNumeric(page, "budget").expect_value("31622.78")
+    controller.InputNumeric(page, "budget").set("50000")
+    controller.InputSlider(page, "budget_slider").expect_value("4.7")
+    time.sleep(0.5)  # the box keeps what was typed: the slider's move does not round it
+    controller.InputNumeric(page, "budget").expect_value("50000")
 
 
 def test_a_budget_below_zero_is_named(page):
@@ -234,28 +312,63 @@ def test_a_budget_below_zero_is_named(page):
     wait_text(page, "plan_value", lambda t: t[:1].isdigit())
 
 
-def test_the_byte_price_page(page):
+def test_the_byte_price_page_uses_the_plan_pages_inputs(page, capsys):
+    assert main(["solve", "--budget", "100000", "--ranging"]) == 0
+    sentence = next(line for line in capsys.readouterr().out.splitlines() if "keeps its shape" in line)
     page.get_by_role("tab", name="Byte prices").click()
     text = wait_text(page, "ranging", lambda t: "keeps its shape" in t)
-    assert "from 0.0001 to 10.9" in text
+    assert "from below 0.0001 to 10.87" in text and text.startswith(sentence.rstrip())
+    at_one = next(row for row in table_cells(page, "sweep_table") if row[0] == "1")
+    assert at_one[1] == f"{solve_json(capsys, '--budget', '100000')['value']:,.1f}"
     page.wait_for_selector("#byte_prices img")
     screenshot(page, "byte_prices")
+    page.get_by_role("tab", name="Plan").click()
+    controller.InputNumeric(page, "held_0").set("500")
+    controller.InputNumeric(page, "max_share_1").set("0.3")
+    record = solve_json(capsys, "--budget", "100000", "--held", "own=500", "--max-share", "twin=0.3")
+    wait_text(page, "plan_value", lambda t: t == f"{record['value']:,.2f}")
+    page.get_by_role("tab", name="Byte prices").click()
+    want = f"{record['value']:,.1f}"
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while time.monotonic() < deadline:
+        at_one = next((row for row in table_cells(page, "sweep_table") if row[0] == "1"), None)
+        if at_one and at_one[1] == want:
+            break
+        time.sleep(0.1)
+    assert at_one is not None and at_one[1] == want
 
 
 def test_two_sessions_do_not_share_inputs(browser, server):
-    a, b = browser.new_context(), browser.new_context()
-    pa, pb = a.new_page(), b.new_page()
-    for p in (pa, pb):
-        p.set_default_timeout(TIMEOUT)
-        p.goto(server)
-        wait_text(p, "busy", lambda t: "%" in t)
+    pa, pb = open_page(browser, server), open_page(browser, server)
     controller.InputSlider(pa, "cores").set("24")
     wait_text(pa, "busy", lambda t: t == "100.0 %")
     pb.reload()
     wait_text(pb, "busy", lambda t: "%" in t)
     assert pb.inner_text("#busy") == "34.6 %"
-    a.close()
-    b.close()
+    pa.context.close()
+    pb.context.close()
+
+
+@pytest.mark.parametrize("viewport", [(1400, 900), (1280, 720)])
+def test_the_tables_fit_the_window(browser, server, viewport):
+    pg = open_page(browser, server, viewport=viewport)
+    name = f"{viewport[0]}x{viewport[1]}"
+    for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices img")):
+        pg.get_by_role("tab", name=tab).click()
+        pg.wait_for_selector(ready)
+        pg.wait_for_selector(".procure-table table:visible")
+        overflow = pg.evaluate(
+            "() => [...document.querySelectorAll('.procure-table')].filter(e => e.offsetParent !== null)"
+            ".map(e => [e.scrollWidth - e.clientWidth, e.closest('.card').getBoundingClientRect().right"
+            " - e.querySelector('table')?.getBoundingClientRect().right])"
+        )
+        assert overflow and all(spill <= 1 and room >= 0 for spill, room in overflow), (tab, overflow)
+        assert pg.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(pg, f"{tab.lower().replace(' ', '_')}-{name}")
+    pg.context.close()
+
+
+# ----------------------------------------------------------------------------- saving
 
 
 def test_nothing_is_written_unless_saved(browser, ledger_copy):
@@ -263,23 +376,155 @@ def test_nothing_is_written_unless_saved(browser, ledger_copy):
     try:
         sources = ledger_copy / "sources.csv"
         before = sources.read_text()
-        context = browser.new_context()
-        p = context.new_page()
-        p.set_default_timeout(TIMEOUT)
-        p.goto(url)
-        p.get_by_role("tab", name="Plan").click()
-        wait_text(p, "plan_value", lambda t: t[:1].isdigit())
+        p = open_page(browser, url, tab="Plan")
         controller.InputNumeric(p, "held_1").set("40")
         wait_text(p, "plan_value", lambda t: t[:1].isdigit())
         time.sleep(0.5)
         assert sources.read_text() == before
-        p.get_by_role("button", name="Save held hours to the ledger").click()
-        wait_text(p, "save_message", lambda t: t.startswith("Saved"))
-        from procure.ledger import load_ledger
-
-        saved = load_ledger(ledger_copy).sources
-        assert float(saved.loc[saved["source"] == "twin", "held_hours"].iloc[0]) == 40.0
-        assert float(saved.loc[saved["source"] == "own", "held_hours"].iloc[0]) == 200.0
-        context.close()
+        assert save(p, lambda t: t.startswith("Saved")).endswith(f"{sources}")
+        assert sources_csv(ledger_copy) == {**sources_csv(default_ledger_dir()), "twin": 40.0}
+        assert save(p, lambda t: t.startswith("Nothing to save"))
     finally:
         stop(proc)
+
+
+def test_a_save_writes_only_what_the_session_changed(browser, ledger_copy, capsys):
+    proc, url = start_app(ledger_copy)
+    try:
+        a = open_page(browser, url, tab="Plan")
+        b = open_page(browser, url, tab="Plan")
+        controller.InputNumeric(b, "held_0").set("999")
+        save(b, lambda t: t.startswith("Saved"))
+        controller.InputNumeric(a, "held_1").set("40")
+        save(a, lambda t: t.startswith("Saved"))
+        assert sources_csv(ledger_copy)["own"] == 999.0 and sources_csv(ledger_copy)["twin"] == 40.0
+        controller.InputNumeric(a, "held_0").set("5")  # own, which b changed since a read it
+        message = save(a, lambda t: t.startswith("Not saved"))
+        assert "'own'" in message and "999" in message and "someone else changed it" in message
+        assert sources_csv(ledger_copy)["own"] == 999.0
+        c = open_page(browser, url, tab="Plan")  # opened after the saves: it reads them
+        controller.InputNumeric(c, "held_0").expect_value("999")
+        record = solve_json(capsys, "--ledger", str(ledger_copy), "--budget", "100000")
+        wait_text(c, "plan_value", lambda t: t == f"{record['value']:,.2f}")
+        for p in (a, b, c):
+            p.context.close()
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize("twin", ["2e9", "", "1e400", "-3"])
+def test_a_bad_box_saves_nothing(browser, ledger_copy, twin):
+    proc, url = start_app(ledger_copy)
+    try:
+        before = (ledger_copy / "sources.csv").read_bytes()
+        p = open_page(browser, url, tab="Plan")
+        controller.InputNumeric(p, "held_0").set("5")
+        controller.InputNumeric(p, "held_1").set(twin)
+        message = save(p, lambda t: t.startswith("Not saved"))
+        assert "twin" in message and "own" not in message
+        assert (ledger_copy / "sources.csv").read_bytes() == before
+        assert "twin" in wait_text(p, "plan_message", lambda t: "twin" in t)
+        assert p.inner_text("#plan_value") == "—"
+        p.context.close()
+    finally:
+        stop(proc)
+
+
+def test_the_shipped_ledger_is_never_written(browser, server, tmp_path):
+    shipped = default_ledger_dir()
+    digest = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in shipped.iterdir()}
+    p = open_page(browser, server, tab="Plan")
+    controller.InputNumeric(p, "held_1").set("40")
+    message = save(p, lambda t: "shipped default ledger" in t)
+    assert "procure init DIR" in message
+    copy = tmp_path / "mine"
+    controller.InputText(p, "copy_to").set(str(copy))
+    p.get_by_role("button", name="Copy the default ledger there").click()
+    wait_text(p, "save_message", lambda t: t.startswith("Copied"))
+    assert save(p, lambda t: t.startswith("Saved")).endswith(str(copy / "sources.csv"))
+    assert sources_csv(copy)["twin"] == 40.0
+    assert {q.name: hashlib.sha256(q.read_bytes()).hexdigest() for q in shipped.iterdir()} == digest
+    p.context.close()
+
+
+# ----------------------------------------------------------------------------- load and the server
+
+
+def test_a_large_ledger_shows_its_first_plan_soon(browser, tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from app_latency import many_sources
+
+    ledger = many_sources(tmp_path, 2000)
+    proc, url = start_app(ledger)
+    try:
+        p = open_page(browser, url)
+        t0 = time.monotonic()
+        p.get_by_role("tab", name="Plan").click()
+        wait_text(p, "plan_value", lambda t: t[:1].isdigit())
+        p.wait_for_selector("#curves img")
+        assert time.monotonic() - t0 < 20
+        assert "The 12 sources with the most money of 2,000" in p.inner_text("#curves_note")
+        assert "… 1,950 more sources not shown" in p.inner_text("#plan_more")
+        assert p.locator("#held_49").count() == 1 and p.locator("#held_50").count() == 0
+        p.context.close()
+    finally:
+        stop(proc)
+
+
+def test_no_warning_reaches_the_terminal(browser):
+    proc, url = start_app()
+    try:
+        p = open_page(browser, url)
+        p.wait_for_selector("#queue img")
+        for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices img")):
+            p.get_by_role("tab", name=tab).click()
+            p.wait_for_selector(ready)
+        p.context.close()
+    finally:
+        err = stop(proc)
+    assert "Warning" not in err and "Traceback" not in err, err
+
+
+def test_ctrl_c_stops_the_app_as_it_stops_every_command():
+    proc, _url = start_app(group=True)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole process group
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err == "procure: aborted\n", err
+    deadline = time.monotonic() + 10
+    while left := subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split():
+        assert time.monotonic() < deadline, f"processes outlive the server: {left}"
+        time.sleep(0.2)
+
+
+def test_a_port_in_use_is_one_line_naming_it():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        out = subprocess.run([*CLI, "app", "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [f"procure: error: --port {port}: 127.0.0.1:{port} is in use by another "
+                                       "program: give another --port"]  # fmt: skip
+
+
+def test_a_session_that_ends_leaves_nothing_in_the_workers():
+    from procure.interfaces.pages.work import PlanRequest, Workers, forget
+
+    def run(coroutine):  # in a thread of its own: Playwright's loop may run in this one
+        with ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, coroutine).result()
+
+    workers = Workers(solvers=1, drawers=1)
+    workers.start()  # in this thread, which outlives the work
+    try:
+        ledger = load_ledger()
+        for budget in (100_000.0, 200_000.0):
+            result, message = run(workers.solve("a", PlanRequest(ledger, 0, (), (), budget)))
+            assert message == "" and result.plan.budget == budget
+        run(workers.solve("b", PlanRequest(ledger, 0, (), (), 50_000.0)))
+        workers.forget("a")
+        assert workers._solvers[0].submit(forget, "nobody").result(timeout=30) == 1  # only b's is kept
+        workers.forget("b")
+        assert workers._solvers[0].submit(forget, "nobody").result(timeout=30) == 0
+    finally:
+        workers.shutdown()

@@ -67,8 +67,9 @@ def test_the_app_is_assembled_from_its_pages():
     pytest.importorskip("shiny", reason="Shiny is not installed (procure[app])")
     from procure.interfaces.app import make_app
 
-    html = str(make_app().ui["html"])
-    for output_id in ("busy", "plan_value", "plan_table", "sources_table", "byte_prices", "ranging"):
+    app = make_app()
+    html = str(app.ui(None))  # the page as a browser opening it now gets it
+    for output_id in ("busy", "plan_value", "plan_table", "sources_table", "byte_prices", "ranging", "sweep_table"):
         assert f'id="{output_id}"' in html
 
 

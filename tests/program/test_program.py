@@ -415,7 +415,10 @@ def test_unreachable_target():
         ({"target": 0.0}, "target = 0.0 is invalid: must be a number ≥ 1e-06"),
         ({"budget": 1.0, "held": {"nope": 1.0}}, "held = 'nope' is invalid: not a source of the ledger"),
         ({"budget": 1.0, "held": {"own": -1.0}}, "held own = -1.0 is invalid: must be 0 or a number ≥ 1e-06"),
-        ({"budget": 1.0, "max_share": {"sim": 1.5}}, "max_share sim = 1.5 is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1"),
+        (
+            {"budget": 1.0, "max_share": {"sim": 1.5}},
+            "max_share sim = 1.5 is invalid: must be 0 or a number ≥ 1e-06 and ≤ 1",
+        ),
         ({"budget": 1.0, "max_share": {"robots": 0.5}}, "max_share = 'robots' is invalid: names no source or kind"),
     ],
 )

@@ -55,7 +55,7 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
     out.figure(lambda: plots().bill_split(transport(ledger.sources, ledger.cluster)))
     if json_out is not None:
         out.json({"by": by, "rows": table.to_dict("records")})
-    else:
+    if out.tables:
         render.print_rank(console, table, by, every_row=every_row)
     out.commit()
 
@@ -175,6 +175,6 @@ def sensitivity_command(
     out.csv(table)
     if json_out is not None:
         out.json({"parameter": parameter, "rows": table.to_dict("records")})
-    else:
+    if out.tables:
         render.print_sweep(console, table, parameter, budget, every_row=every_row)
     out.commit()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ...pipeline.calibrate import DEFAULT_REPEAT, MAX_REPEAT
+from ...defaults import DEFAULT_REPEAT, MAX_REPEAT
 from ..options import FieldNumber, json_out_option
 from ..terminal import console, outputs, progress, say
 

@@ -160,7 +160,7 @@ def solve_command(
     out.csv(solution.plan.sources)
     if json_out is not None:
         out.json(solution.to_dict())
-    else:
+    if out.tables:
         render.print_plan(console, solution.plan, every_row=every_row)
         if isinstance(result, ScenarioPlan):
             render.print_scenarios(console, result, every_row=every_row)

@@ -1,8 +1,28 @@
-"""Pieces of layout the app's pages share (Shiny's ``ui``, loaded with the app)."""
+"""Pieces the app's pages share: layout (Shiny's ``ui``, loaded with the app), the checks of
+what a browser sends, and the ledger as it is now.
+
+A browser can send any value for any input (``Shiny.setInputValue``), so every value is
+checked here before it is used: a number must be a finite number in its range, a choice one
+of the page's own.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import threading
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..tables import Rows, visible
+
+if TYPE_CHECKING:
+    from ...ledger import Ledger
+
+
+class Refused(Exception):
+    """A value the app does not take: the message names the input and what it takes."""
 
 
 def boxed(control: Any, message_id: str) -> Any:
@@ -20,9 +40,143 @@ def fact(label: str, output_id: str, unit: str = "") -> Any:
                   ui.span(unit, class_="procure-unit"), class_="procure-fact")  # fmt: skip
 
 
-#: The pages' style: facts on one line each, messages in red.
+def shown(value: float) -> float | int:
+    """A number as a box starts with it: a whole number without ".0"."""
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def choices(names: Iterable[str]) -> dict[str, str]:
+    """Names of user text as a select input's choices: each value exact, each label shown
+    with its control characters escaped (:func:`procure.interfaces.tables.visible`)."""
+    return {name: visible(name) for name in names}
+
+
+def number(value: Any, what: str, *, low: float = 0.0, high: float = math.inf, blank: bool = False) -> float | None:
+    """A numeric input's value as a float in ``[low, high]``; None for a blank one when
+    ``blank`` allows it.
+
+    Raises
+    ------
+    Refused
+        A blank box (a browser sends one too for a number it cannot hold, such as 1e400), a
+        value that is not a number, or one out of range; the message names ``what``.
+    """
+    if value is None or value == "":
+        if blank:
+            return None
+        raise Refused(f"{what} is blank or not a number a browser can hold: give a number ≥ {low:g}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise Refused(f"{what} = {visible(repr(value))} is invalid: give a number ≥ {low:g}")
+    if not low <= value <= high:
+        upper = f" and ≤ {high:g}" if math.isfinite(high) else ""
+        raise Refused(f"{what} = {value:g} is invalid: must be ≥ {low:g}{upper}")
+    return float(value)
+
+
+def chosen(value: Any, allowed: Mapping[str, Any] | Iterable[str], what: str) -> str:
+    """A select input's value, if it is one of the page's own ``allowed`` choices.
+
+    Raises
+    ------
+    Refused
+        Anything else (a forged value is never read as a name or a path).
+    """
+    names = list(allowed)
+    if not isinstance(value, str) or value not in names:
+        shown = visible(repr(value))[:80]
+        raise Refused(f"{what} = {shown} is not one of the app's choices")
+    return value
+
+
+class LedgerFiles:
+    """A ledger folder as it is now: read again whenever its files change, so that a page
+    opened after someone saved sees what was saved.
+
+    Parameters
+    ----------
+    folder : path or None
+        The ledger folder (None: the shipped default ledger).
+    """
+
+    def __init__(self, folder: Path | str | None) -> None:
+        from ...ledger import default_ledger_dir
+
+        self.folder = Path(folder) if folder is not None else default_ledger_dir()
+        self._lock = threading.Lock()
+        self._read: tuple[Hashable, Ledger] | None = None
+
+    def token(self) -> Hashable:
+        """What the files are now: their inode, size and time of change (any edit or
+        replacement changes it)."""
+        out: list[tuple[int, int, int] | None] = []
+        for name in ("sources.csv", "cluster.toml"):
+            try:
+                st = (self.folder / name).stat()
+                out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def now(self) -> tuple[Hashable, Ledger]:
+        """The ledger as its files are now, and their token.
+
+        Raises
+        ------
+        LedgerError
+            A file that cannot be read or is invalid now.
+        """
+        from ...ledger import load_ledger
+
+        with self._lock:
+            token = self.token()
+            if self._read is None or self._read[0] != token:
+                self._read = (token, load_ledger(self.folder))
+            return self._read
+
+
+#: The pages' style: facts on one line each, messages in red, tables with numbers to the right
+#: that scroll inside their card rather than spill out of it, figures as wide as their card.
 STYLE = (
     ".procure-fact{display:flex;gap:.5em;align-items:baseline;margin:.15em 0}"
     ".procure-label{flex:1;color:#555}.procure-unit{color:#777;font-size:.85em}"
-    "#pipeline_message,#plan_message,#budget_message,#cameras_message{color:#b00020}"
+    ".procure-message,#pipeline_message,#plan_message,#budget_message,#cameras_message,#save_message,"
+    "#prices_message{color:#b00020}"
+    ".procure-note{color:#555;font-size:.85em}"
+    ".procure-table{overflow-x:auto;max-width:100%}"
+    ".procure-table table{font-size:.85em;width:auto}"
+    ".procure-table td,.procure-table th{padding:.15rem .4rem!important;white-space:nowrap;text-align:right}"
+    ".procure-table td:first-child,.procure-table th:first-child{text-align:left}"
+    ".procure-figure img{width:100%;max-width:60rem;height:auto}"
 )
+
+
+def table(output_id: str) -> Any:
+    """A table output (of :func:`html_table`) that scrolls sideways inside its card when it is
+    wider."""
+    from shiny import ui
+
+    return ui.div(ui.output_ui(output_id), class_="procure-table")
+
+
+def html_table(rows: Rows | None, columns: Sequence[str] | None = None) -> Any:
+    """A table's cells (:class:`procure.interfaces.tables.Rows`, the total row last) as an
+    HTML table, every cell escaped; only the ``columns`` (headings) given, in that order, if
+    any. None: no table."""
+    from shiny import ui
+
+    if rows is None:
+        return None
+    heads = list(rows.headings) if columns is None else list(columns)
+    at = [rows.headings.index(h) for h in heads]
+    body = [*rows.cells, *([rows.total] if rows.total is not None else [])]
+    head = "".join(f"<th>{escape(h)}</th>" for h in heads)
+    lines = "".join("<tr>" + "".join(f"<td>{escape(cells[i])}</td>" for i in at) + "</tr>" for cells in body)
+    return ui.HTML(f'<table class="table table-sm shiny-table w-auto"><thead><tr>{head}</tr></thead>'
+                   f"<tbody>{lines}</tbody></table>")  # fmt: skip
+
+
+def figure(output_id: str) -> Any:
+    """A figure drawn off the event loop (an image no wider than its card)."""
+    from shiny import ui
+
+    return ui.div(ui.output_ui(output_id), class_="procure-figure")

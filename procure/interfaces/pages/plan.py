@@ -1,58 +1,70 @@
 """The app's Plan page: the ledger's sources and the plan for a budget.
 
-The plan is re-solved in place by one built :class:`procure.program.solve.Program` per browser
-session as the budget moves; held hours and mix bounds rebuild it. Nothing is written to the
-ledger but by the "save" button, atomically.
+The plan is solved in a worker process (:mod:`.work`), which keeps one built
+:class:`procure.program.solve.Program` per browser session and re-solves it in place as the
+budget moves; held hours and mix bounds rebuild it. The page's outputs change when a new plan
+is there to show, never while it is being solved. The budget's slider and box follow each
+other. Tables show the first :data:`procure.defaults.TABLE_ROWS` sources (the plan's those
+with the most money) and the value curves the :data:`.work.APP_CURVES` with the most money,
+each with a line saying how many more there are. Nothing is written to the ledger but by the
+"save" button (:mod:`.held`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable
 from typing import Any
 
-import pandas as pd
-
 from ...defaults import DEFAULT_BUDGET
-from ...errors import ProcureError
 from ...ledger import Ledger
-from ..tables import capacity_rows, plan_numbers, plan_rows, rank_rows
-from .parts import boxed, fact
+from ..tables import visible
+from . import held
+from .parts import Refused, boxed, fact, figure, html_table, number, shown, table
+from .work import APP_CURVES, Drawing, Latest, PlanRequest, PlanView, Solved, Workers, image_uri
 
 #: Range of the budget slider, as powers of ten [$].
 BUDGET_DECADES = (3.0, 7.0)
+#: Step of the budget slider [decades]; the box and the slider agree when they round alike.
+BUDGET_STEP = 0.01
+#: Largest budget the box takes [$].
+MOST_BUDGET = 1e12
 #: Columns of the plan table the page shows (headings of :func:`procure.interfaces.tables.plan_rows`).
 PLAN_COLUMNS = ("source", "buy h", "purchase $", "transport $", "value", "value per next $")
 #: Columns of the sources table the page shows (headings of :func:`procure.interfaces.tables.rank_rows`).
 SOURCE_COLUMNS = ("source", "price $/h", "transport $/h", "share", "$ per useful h")
+#: Widths of the plan and sources cards, of 12: one above the other, each as wide as the page,
+#: so that their tables fit a screen 1,280 px wide beside the sidebar.
+LAYOUT = (12, 12)
+#: Mix-bound boxes the page shows at most (the ledger's first kinds).
+SHARE_BOXES = 20
 
 
 def kinds(ledger: Ledger) -> list[str]:
-    """The ledger's kinds, each once, in ledger order: one mix-bound input each."""
-    return list(dict.fromkeys(ledger.sources["kind"]))
+    """The ledger's kinds, each once, in ledger order: one mix-bound input each (the first
+    :data:`SHARE_BOXES`)."""
+    return [str(k) for k in dict.fromkeys(ledger.sources["kind"])][:SHARE_BOXES]
 
 
 def page(ledger: Ledger) -> Any:
     """The page's layout: budget, held hours and mix bounds; the plan, the sources, the curves."""
     from shiny import ui
 
-    held_inputs = [
-        ui.input_numeric(f"held_{i}", f"held h: {name}", float(h), min=0)
-        for i, (name, h) in enumerate(zip(ledger.sources["source"], ledger.sources["held_hours"], strict=True))
-    ]
     share_inputs = [
-        ui.input_numeric(f"max_share_{i}", f"max share: {kind}", None, min=0, max=1, step=0.05)  # type: ignore[arg-type]
+        ui.input_numeric(f"max_share_{i}", f"max share: {visible(kind)}", None, min=0, max=1, step=0.05)  # type: ignore[arg-type]
         for i, kind in enumerate(kinds(ledger))
     ]
     return ui.layout_sidebar(
         ui.sidebar(
-            ui.input_slider("budget_slider", "Budget, log₁₀ $", *BUDGET_DECADES, math.log10(DEFAULT_BUDGET), step=0.01),
-            boxed(ui.input_numeric("budget", "Budget [$]", DEFAULT_BUDGET, min=0, step=1000), "budget_message"),
+            ui.input_slider(
+                "budget_slider", "Budget, log₁₀ $", *BUDGET_DECADES, math.log10(DEFAULT_BUDGET), step=BUDGET_STEP
+            ),
+            boxed(ui.input_numeric("budget", "Budget [$]", shown(DEFAULT_BUDGET), min=0, step=1000), "budget_message"),
             ui.h6("Hours already held"),
-            *held_inputs,
+            *held.boxes(ledger),
             ui.h6("Mix bounds (share of effective hours)"),
             *share_inputs,
-            ui.input_action_button("save", "Save held hours to the ledger"),
-            ui.output_text("save_message"),
+            *held.save_controls(ledger.path),
             width=300,
         ),
         ui.layout_columns(
@@ -62,122 +74,165 @@ def page(ledger: Ledger) -> Any:
                 fact("λ", "lambda", "value per $"),
                 fact("spent", "spent_usd"),
                 ui.output_text("plan_message"),
-                ui.output_table("plan_table"),
-                ui.output_table("capacities"),
+                table("plan_table"),
+                ui.output_text("plan_more"),
+                table("capacities"),
             ),
-            ui.card(ui.card_header("The ledger's sources"), ui.output_table("sources_table")),
-            col_widths=(7, 5),
+            ui.card(ui.card_header("The ledger's sources"), table("sources_table"), ui.output_text("sources_more")),
+            col_widths=LAYOUT,
         ),
-        ui.card(ui.card_header("Value curves and the plan's points"), ui.output_plot("curves", height="420px")),
+        ui.card(ui.card_header("Value curves and the plan's points"), figure("curves"), ui.output_text("curves_note")),
     )
 
 
-def server(input: Any, output: Any, ledger: Ledger) -> None:
-    """Register the page's outputs in the running session."""
+def setting(input: Any, ledger: Ledger) -> tuple[tuple[tuple[str, float], ...], tuple[tuple[str, float], ...]]:
+    """The held hours and mix bounds the inputs give, each checked.
+
+    Raises
+    ------
+    Refused
+        A blank or out-of-range box, naming its source or kind.
+    """
+    hours = held.read_boxes(input, held.editable(ledger))
+    shares = {}
+    for i, kind in enumerate(kinds(ledger)):
+        share = number(input[f"max_share_{i}"](), f"max share of {visible(kind)!r}", high=1.0, blank=True)
+        if share is not None:
+            shares[kind] = share
+    return tuple(hours.items()), tuple(shares.items())
+
+
+def _more(left_out: int) -> str:
+    return f"… {left_out:,} more sources not shown: procure solve --all prints every one." if left_out > 0 else ""
+
+
+def server(
+    input: Any, output: Any, ledger: Ledger, token: Hashable, workers: Workers, session: str
+) -> tuple[list[Latest], Callable[[], tuple[PlanRequest | None, str]]]:
+    """Register the page's outputs in the running session; returns its jobs, to close when the
+    session ends, and what its inputs ask (the request of the plan, or why there is none),
+    which the Byte prices page reads."""
     from shiny import reactive, ui
     from shiny import render as shiny_render
-
-    from ...program import from_ledger
-    from ...program.solve import Program
-    from .. import plots
-
-    mix_kinds = kinds(ledger)
 
     @reactive.effect
     @reactive.event(input.budget_slider, ignore_init=True)
     def _slider_to_box() -> None:
-        ui.update_numeric("budget", value=round(10 ** float(input.budget_slider()), 2))
-
-    @reactive.calc
-    def setting() -> tuple[dict[str, float], dict[str, float]]:
-        held = {name: input[f"held_{i}"]() for i, name in enumerate(ledger.sources["source"])}
-        shares = {kind: input[f"max_share_{i}"]() for i, kind in enumerate(mix_kinds)}
-        return ({k: float(v) if v is not None else 0.0 for k, v in held.items()},
-                {k: float(v) for k, v in shares.items() if v is not None})  # fmt: skip
-
-    @reactive.calc
-    def program() -> tuple[Any, str]:
-        held, shares = setting()
-        with reactive.isolate():
-            budget = input.budget()
         try:
-            problem = from_ledger(ledger, budget=float(budget or 0.0), held=held, max_share=shares or None)
-            return Program(problem), ""
-        except ProcureError as exc:
+            x = number(input.budget_slider(), "budget slider", low=BUDGET_DECADES[0], high=BUDGET_DECADES[1])
+        except Refused:
+            return
+        box = input.budget()
+        agree = isinstance(box, int | float) and box > 0 and round(math.log10(box), 2) == round(float(x or 0), 2)
+        if not agree:
+            ui.update_numeric("budget", value=round(10 ** float(x or 0), 2))
+
+    @reactive.effect
+    @reactive.event(input.budget, ignore_init=True)
+    def _box_to_slider() -> None:
+        try:
+            box = number(input.budget(), "budget", high=MOST_BUDGET)
+        except Refused:
+            return
+        if box is None or box <= 0:
+            return
+        x = min(max(math.log10(box), BUDGET_DECADES[0]), BUDGET_DECADES[1])
+        if round(x, 2) != round(float(input.budget_slider() or 0), 2):
+            ui.update_slider("budget_slider", value=round(x, 2))
+
+    @reactive.calc
+    def request() -> tuple[PlanRequest | None, str]:
+        try:
+            hours, shares = setting(input, ledger)
+            budget = number(input.budget(), "budget", high=MOST_BUDGET)
+        except Refused as exc:
             return None, str(exc)
+        return PlanRequest(ledger, token, hours, shares, float(budget or 0.0)), ""
 
-    @reactive.calc
-    def plan() -> tuple[Any, Any, str]:
-        built, message = program()
-        budget = input.budget()
-        if built is None:
-            return None, None, message
-        if budget is None or not (isinstance(budget, int | float) and math.isfinite(budget) and budget >= 0):
-            return None, None, "budget: give a number ≥ 0 [$]"
-        try:
-            built.set_budget(float(budget))
-            return built.solve(), built.problem, ""
-        except ProcureError as exc:
-            return None, None, str(exc)
+    async def solve(asked: PlanRequest) -> Any:
+        return await workers.solve(session, asked)
 
-    def number(key: str) -> Any:
+    plans = Latest(solve)
+    #: The plan shown, with the request it answers, or why there is none: set once a solve
+    #: is done, so that the outputs change once, when there is something new to show.
+    shown_plan: Any = reactive.value((None, (None, "")))
+
+    @reactive.effect
+    def _ask() -> None:
+        asked, message = request()
+        shown_plan.set((None, (None, message)) if asked is None else (asked, plans.get(asked)))
+
+    def plan() -> tuple[Solved | None, str]:
+        return shown_plan()[1]
+
+    def fact_text(key: str) -> Any:
         def text() -> str:
-            p = plan()[0]
-            return plan_numbers(p)[key] if p is not None else "—"
+            solved = plan()[0]
+            return solved.view.numbers[key] if solved is not None else "—"
 
         return text
 
     for output_id, key in (("plan_value", "value"), ("lambda", "lambda"), ("spent_usd", "spent_usd")):
-        output(id=output_id)(shiny_render.text(number(key)))
+        output(id=output_id)(shiny_render.text(fact_text(key)))
 
     @shiny_render.text
     def budget_message() -> str:
-        message = plan()[2]
+        message = plan()[1]
         return message if message.startswith("budget") else ""
 
     @shiny_render.text
     def plan_message() -> str:
-        return plan()[2]
+        return plan()[1]
 
-    @shiny_render.table
-    def plan_table() -> pd.DataFrame:
-        p = plan()[0]
-        return plan_rows(p, every_row=True).frame(PLAN_COLUMNS) if p is not None else pd.DataFrame()
+    def view() -> PlanView | None:
+        solved = plan()[0]
+        return solved.view if solved is not None else None
 
-    @shiny_render.table
-    def capacities() -> pd.DataFrame:
-        p = plan()[0]
-        return capacity_rows(p).frame() if p is not None else pd.DataFrame()
-
-    @shiny_render.table
-    def sources_table() -> pd.DataFrame:
-        from ...analyses.rank import ranking_table
-
-        built, _ = program()
-        if built is None:
-            return pd.DataFrame()
-        return rank_rows(ranking_table(built.problem), every_row=True).frame(SOURCE_COLUMNS)
-
-    @shiny_render.plot(alt="Each source's value against the dollars spent on it, with the plan's point")
-    def curves() -> Any:
-        p, problem, _ = plan()
-        return plots.value_curves(p, problem) if p is not None else None
-
-    save_state = reactive.value("")
-
-    @reactive.effect
-    @reactive.event(input.save)
-    def _save() -> None:
-        from ...ledger.edit import set_cells
-
-        held, _ = setting()
-        try:
-            for name, hours in held.items():
-                set_cells(ledger.path, name, {"held_hours": hours})
-            save_state.set(f"Saved the held hours to {ledger.path / 'sources.csv'}")
-        except (ProcureError, OSError) as exc:
-            save_state.set(f"Not saved: {exc}")
+    @shiny_render.ui
+    def plan_table() -> Any:
+        v = view()
+        return html_table(v.plan, PLAN_COLUMNS) if v is not None else None
 
     @shiny_render.text
-    def save_message() -> str:
-        return save_state()
+    def plan_more() -> str:
+        v = view()
+        return _more(v.plan.left_out) if v is not None else ""
+
+    @shiny_render.ui
+    def capacities() -> Any:
+        v = view()
+        return html_table(v.capacities) if v is not None else None
+
+    @shiny_render.ui
+    def sources_table() -> Any:
+        v = view()
+        return html_table(v.sources, SOURCE_COLUMNS) if v is not None else None
+
+    @shiny_render.text
+    def sources_more() -> str:
+        v = view()
+        return _more(v.sources.left_out) if v is not None else ""
+
+    async def draw(drawing: Drawing) -> tuple[bytes | None, str]:
+        return await workers.draw(drawing), ""
+
+    pictures = Latest(draw)
+
+    @shiny_render.ui
+    def curves() -> Any:
+        asked, (solved, _) = shown_plan()
+        if solved is None:
+            return None
+        png, message = pictures.get(Drawing("curves", asked, (solved.plan, solved.problem)))
+        alt = "Each source's value against the dollars spent on it, with the plan's point"
+        return ui.img(src=image_uri(png), alt=alt) if png is not None else ui.span(message)
+
+    @shiny_render.text
+    def curves_note() -> str:
+        solved = plan()[0]
+        if solved is None or solved.problem.n <= APP_CURVES:
+            return ""
+        return f"The {APP_CURVES} sources with the most money of {solved.problem.n:,}; the plan table lists more."
+
+    held.server(input, ledger)
+    return [plans, pictures], request
