@@ -99,9 +99,9 @@ def test_no_import_cycle_between_modules():
 
 def test_a_cycle_would_be_found():
     """The graph reader sees relative imports, two and three levels up: the plots import the
-    program, a page of the app imports it, the plan imports output."""
+    program, the app's solving worker imports it, the plan imports output."""
     assert "procure.program" in GRAPH["procure.interfaces.plots"]
-    assert "procure.program.solve" in GRAPH["procure.interfaces.pages.plan"]
+    assert "procure.program" in GRAPH["procure.interfaces.pages.work"]
     assert "procure.output" in GRAPH["procure.program.plan"]
     assert WINGS[_wing("procure.interfaces.plots")] > WINGS[_wing("procure.program.plan")]
 

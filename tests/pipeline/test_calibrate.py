@@ -136,7 +136,11 @@ def test_missing_pyav_names_the_extra(monkeypatch, capsys, tmp_path):
 
     monkeypatch.setattr(builtins, "__import__", no_av)
     assert main(["calibrate", str(tmp_path / "x.mp4")]) == 2
-    assert capsys.readouterr().err == "procure: error: calibration needs PyAV: pip install 'procure[video]'\n"
+    from procure.install import install_command
+
+    err = capsys.readouterr().err
+    assert err == f"procure: error: calibration needs PyAV: {install_command('video')}\n"
+    assert "video]" in err  # a command that installs this project's extra
 
 
 def test_a_path_that_is_not_there(capsys, tmp_path):

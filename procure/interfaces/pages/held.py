@@ -41,11 +41,9 @@ def editable(ledger: Ledger) -> list[str]:
 def installation_roots() -> list[Path]:
     """The folders the app never writes into: the installed package (its shipped data
     included), the shipped default ledger, and a checkout's ``ledgers/default``."""
-    import procure
-
     from ...ledger import default_ledger_dir
 
-    package = Path(procure.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[2]  # the procure package
     roots = [package, default_ledger_dir().resolve(), package.parent / "ledgers" / "default"]
     return [r.resolve() for r in roots]
 
