@@ -10,7 +10,7 @@ without scenarios (and, asked for, the byte-price multipliers over which it keep
 a :class:`ScenarioPlan` with EVPI and VSS with them. :func:`solve` does both.
 
 A Dask scheduler is checked in :func:`prepare`, before any solve: its address's form, then
-that a scheduler answers there (:func:`procure.analyses.scale.check_scheduler`).
+that a scheduler answers there (:func:`procure.analyses.scheduler.check_scheduler`).
 
 The time limit bounds every solve of :meth:`SolveRequest.solve` together, from its start: the
 plan, EVPI's per-scenario solves, VSS's mean-scenario plan, and with ``ranging`` the byte-price
@@ -36,7 +36,8 @@ from ..output import jsonable
 from ..program import Plan, Problem, from_ledger
 from ..program.scenarios import ScenarioProblem, scenario_problem
 from ..program.stochastic import ScenarioPlan
-from .scale import Deadline, check_scheduler, check_workers, scheduler_address
+from .scale import Deadline, check_workers
+from .scheduler import check_scheduler, scheduler_address
 
 __all__ = ["ARGUMENT_NAMES", "ScenarioPlan", "Solution", "SolveRequest", "prepare", "solve"]
 
@@ -222,7 +223,7 @@ def prepare(
     scheduler : str, optional
         A Dask scheduler's address (``tcp://host:port``, ``tls://host:port`` or
         ``host:port``): checked here, within
-        :data:`~procure.analyses.scale.SCHEDULER_TIMEOUT`, to answer as one.
+        :data:`~procure.analyses.scheduler.SCHEDULER_TIMEOUT`, to answer as one.
     workers : int, optional
         Worker processes of a local Dask cluster, ≥ 1; more than the machine's cores run as
         many as it has, with a note in the plan's notes.

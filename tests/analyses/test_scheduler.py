@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from procure.analyses import scale, uncertainty
-from procure.analyses.scale import SCHEDULER_FORMS, SCHEDULER_TIMEOUT, check_scheduler, run_chunks, scheduler_address
+from procure.analyses import scale, scheduler, uncertainty
+from procure.analyses.scale import run_chunks
+from procure.analyses.scheduler import SCHEDULER_FORMS, SCHEDULER_TIMEOUT, check_scheduler, scheduler_address
 from procure.errors import InputError, SolveError
 from procure.interfaces.cli import main
 
@@ -160,7 +161,7 @@ def test_nothing_listening_is_said():
     start = time.perf_counter()
     with pytest.raises(InputError, match="nothing accepts connections there"):
         check_scheduler(f"127.0.0.1:{port}", timeout=1.0)
-    assert time.perf_counter() - start < 1.0 + scale.RESULT_GRACE_SECONDS + scale.CONNECT_CHECK_SECONDS
+    assert time.perf_counter() - start < 1.0 + scale.RESULT_GRACE_SECONDS + scheduler.CONNECT_CHECK_SECONDS
 
 
 # ----------------------------------------------------------------------------- workers that die
