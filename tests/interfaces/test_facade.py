@@ -136,9 +136,11 @@ def test_a_solve_error_says_why():
 
 
 def test_the_version_is_the_installed_one():
-    assert procure.__version__ == version("procure")
+    from procure.install import DISTRIBUTION
+
+    assert procure.__version__ == version(DISTRIBUTION)
     run = subprocess.run([sys.executable, "-m", "procure.interfaces.cli", "--version"], capture_output=True, text=True)
-    assert run.stdout == f"procure, version {version('procure')}\n"
+    assert run.stdout == f"procure, version {version(DISTRIBUTION)}\n"
 
 
 def test_import_procure_stays_light():
@@ -157,6 +159,10 @@ def test_a_source_checkout_reads_the_version_from_pyproject(monkeypatch):
     def not_installed(name):
         raise importlib.metadata.PackageNotFoundError(name)
 
+    import procure.install
+
+    checkout = Path(__file__).resolve().parents[2]  # the repository these tests are in
     monkeypatch.setattr(importlib.metadata, "version", not_installed)
-    pyproject = tomllib.loads((Path(procure.__file__).parents[1] / "pyproject.toml").read_text())
+    monkeypatch.setattr(procure.install, "__file__", str(checkout / "procure" / "install.py"))
+    pyproject = tomllib.loads((checkout / "pyproject.toml").read_text())
     assert procure._version() == pyproject["project"]["version"]

@@ -87,10 +87,14 @@ def test_version_prints_the_distributions_version():
     assert out.stdout == f"procure, version {procure.__version__}\n"
 
 
-def test_an_extra_is_installed_by_a_command_that_names_this_project():
+def test_an_extra_is_installed_by_a_command_that_names_this_project(monkeypatch):
+    import procure.install
+
     command = procure.install_command("app")
-    assert command.startswith("pip install ")
-    # from this checkout: the checkout itself with the extra, never the index's other "procure"
+    assert command.startswith("pip install ") and "procure[" not in command  # never the index's other "procure"
+    # As imported from a checkout: the checkout itself with the extra.
+    monkeypatch.setattr(procure.install, "__file__", str(ROOT / "procure" / "install.py"))
+    command = procure.install_command("app")
     assert f"{ROOT}[app]" in command and "procure[" not in command
 
 
