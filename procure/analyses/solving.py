@@ -31,9 +31,11 @@ from typing import Any
 from ..defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import InputError, LedgerError
 from ..ledger import Ledger, load_ledger
+from ..ledger.periods import Periods, ledger_periods, read_periods
 from ..ledger.scenarios import Scenarios, ledger_scenarios
 from ..output import jsonable
 from ..program import Plan, Problem, from_ledger
+from ..program.periods import PeriodProblem, period_problem
 from ..program.scenarios import ScenarioProblem, scenario_problem
 from ..program.stochastic import ScenarioPlan
 from .scale import Deadline, check_workers
@@ -55,6 +57,8 @@ ARGUMENT_NAMES = {
     "evpi": "evpi=False",
     "scenarios": "scenarios=PATH",
     "samples": "samples=N",
+    "periods": "periods=PATH",
+    "carry": "carry=False",
 }
 
 #: Arguments that only a solve under scenarios reads, in the order a message names them.
@@ -124,6 +128,8 @@ class SolveRequest:
     time_limit_name, evpi_name : str
         How messages name the time limit and skipping EVPI (:data:`ARGUMENT_NAMES`, or the
         command's options).
+    periods : PeriodProblem or None
+        The program over periods, when the request has periods (:mod:`procure.program.periods`).
     """
 
     problem: Problem
@@ -136,6 +142,7 @@ class SolveRequest:
     ranging: bool = False
     time_limit_name: str = ARGUMENT_NAMES["time_limit"]
     evpi_name: str = ARGUMENT_NAMES["evpi"]
+    periods: PeriodProblem | None = None
 
     @property
     def task(self) -> str | None:
@@ -171,7 +178,8 @@ class SolveRequest:
         from ..program import solve as program  # the solver, looked up when the solve runs
 
         with out_of_time(deadline, lambda: "before the plan was certified"):
-            plan = program.solve_problem(self.problem, tolerance=self.tolerance, time_limit=deadline.time_limit(),
+            asked: Problem | PeriodProblem = self.problem if self.periods is None else self.periods
+            plan = program.solve_problem(asked, tolerance=self.tolerance, time_limit=deadline.time_limit(),
                                          time_left=deadline.time_limit)  # fmt: skip
         span = None
         if self.ranging:
@@ -191,11 +199,32 @@ def _scenarios(ledger: Ledger, scenarios: Path | str | Scenarios | None, samples
     return ledger_scenarios(ledger, scenarios, samples=samples, seed=seed)
 
 
+def _periods(ledger: Ledger, periods: Path | str | Periods | None) -> Periods | None:
+    if isinstance(periods, Periods):
+        return periods
+    path = ledger_periods(ledger.path, periods)
+    return None if path is None else read_periods(path, ledger.sources)
+
+
+def _period_money(found: Periods, budget: float | None, target: float | None, name: Mapping[str, str]) -> float | None:
+    """The budget of a plan over periods: the one given, or the money the periods bring."""
+    if budget is not None or target is not None:
+        return budget
+    total = float(found.money.sum())
+    if total <= 0:
+        raise InputError(
+            f"{found.origin}: money_usd is 0 in every period: give the money each period brings, or {name['budget']}"
+        )
+    return total
+
+
 def prepare(
     ledger: Ledger | Path | str | None = None,
     *,
     budget: float | None = None,
     target: float | None = None,
+    periods: Path | str | Periods | None = None,
+    carry: bool = True,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Path | str | Scenarios | None = None,
@@ -230,6 +259,13 @@ def prepare(
     ranging : bool, default False
         Also find the byte-price multipliers over which the plan keeps its shape (budget
         mode, no scenarios).
+    periods : path, Periods or None
+        The periods of a plan over time (``periods.csv``, with ``period_sources.csv`` beside
+        it); None: the ledger folder's ``periods.csv`` if it has one. Without a budget or target,
+        the budget is the money the periods bring.
+    carry : bool, default True
+        Over periods, unspent money carries over to the next period; False: each period's
+        money is spent in it or lost.
     names : mapping of str to str, optional
         How messages name the arguments, over :data:`ARGUMENT_NAMES`.
 
@@ -253,7 +289,17 @@ def prepare(
     if scheduler is not None:
         scheduler_address(scheduler, name["scheduler"])  # its form, before anything is read
     loaded = ledger if isinstance(ledger, Ledger) else load_ledger(ledger)
+    over = _periods(loaded, periods)
+    if over is None and not carry:
+        raise InputError(f"{name['carry']} needs periods: {name['periods']} or periods.csv")
     found = _scenarios(loaded, scenarios, samples, seed)
+    if over is not None:
+        if found is not None:
+            raise InputError(f"{name['periods']}: a plan over periods is made without scenarios (no scenarios.csv, "
+                             f"{name['scenarios']} or {name['samples']})")  # fmt: skip
+        if ranging:
+            raise InputError(f"{name['ranging']} is for a plan at one time, not over periods")
+        budget = _period_money(over, budget, target, name)
     if found is None:
         values = {"risk_alpha": risk_alpha, "risk_weight": risk_weight, "recourse_price_x": recourse_price_x,
                   "scheduler": scheduler, "workers": workers}  # fmt: skip
@@ -270,6 +316,7 @@ def prepare(
     if byte_price_x is not None:
         problem = problem.with_byte_price_x(byte_price_x)
     uncertain = None
+    planned = None if over is None else period_problem(problem, over, carry=carry)
     if found is not None:
         uncertain = scenario_problem(
             problem,
@@ -280,7 +327,7 @@ def prepare(
         )
     return SolveRequest(problem, uncertain, tolerance=tolerance, time_limit=time_limit, evpi=evpi,
                         scheduler=scheduler, workers=workers, ranging=ranging, time_limit_name=name["time_limit"],
-                        evpi_name=name["evpi"])  # fmt: skip
+                        evpi_name=name["evpi"], periods=planned)  # fmt: skip
 
 
 def solve(
@@ -288,6 +335,8 @@ def solve(
     *,
     budget: float | None = None,
     target: float | None = None,
+    periods: Path | str | Periods | None = None,
+    carry: bool = True,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Path | str | Scenarios | None = None,
@@ -306,8 +355,9 @@ def solve(
 ) -> Plan | ScenarioPlan:
     """What to buy next: the certified plan for a ledger and a budget (or a target), under
     scenarios when there are any. :func:`procure.solve` documents the arguments."""
-    request = prepare(ledger, budget=budget, target=target, held=held, max_share=max_share, scenarios=scenarios,
-                      samples=samples, seed=seed, risk_weight=risk_weight, risk_alpha=risk_alpha,
+    request = prepare(ledger, budget=budget, target=target, periods=periods, carry=carry, held=held,
+                      max_share=max_share, scenarios=scenarios, samples=samples, seed=seed,
+                      risk_weight=risk_weight, risk_alpha=risk_alpha,
                       recourse_price_x=recourse_price_x, byte_price_x=byte_price_x, tolerance=tolerance,
                       time_limit=time_limit, evpi=evpi, scheduler=scheduler, workers=workers)  # fmt: skip
     return request.solve(progress).result

@@ -379,3 +379,40 @@ def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     return fig
+
+
+#: Most sources a schedule's bars show by name; the rest are one "other" segment.
+SCHEDULE_SOURCES = 12
+
+
+@quiet_glyphs
+def schedule(plan: Plan) -> Figure:
+    """A plan over periods: bars of the hours bought in each period, stacked by source, and
+    below them the money spent per period, split into purchases and the run's transport bill."""
+    assert plan.schedule is not None and plan.periods is not None
+    periods = [label(p) for p in plan.periods["period"]]
+    table = plan.schedule.pivot(index="period", columns="source", values="hours").loc[list(plan.periods["period"])]
+    order = table.sum(axis=0).sort_values(ascending=False).index
+    named = [c for c in order[:SCHEDULE_SOURCES] if table[c].sum() > 0]
+    fig, (top, low) = _subplots(2, 1, figsize=(9.5, 6.4), sharex=True, layout="constrained")
+    bottom = np.zeros(len(periods))
+    for name in named:
+        vals = table[name].to_numpy(float)
+        top.bar(periods, vals, bottom=bottom, label=label(name), width=0.6)
+        bottom += vals
+    rest = table[[c for c in order if c not in named]].sum(axis=1).to_numpy(float)
+    if rest.sum() > 0:
+        top.bar(periods, rest, bottom=bottom, label="other", color="0.7", width=0.6)
+    top.set_ylabel("recorded hours bought")
+    top.set_title("What to buy in each period", loc="left")
+    top.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    purchase = plan.periods["purchase_usd"].to_numpy(float)
+    bill = plan.periods["transport_usd"].to_numpy(float)
+    low.bar(periods, purchase, label="purchases", width=0.6, color=BILL_COLOURS["bytes"])
+    low.bar(periods, bill, bottom=purchase, label="the run's transport bill", width=0.6, color=BILL_COLOURS["cores"])
+    low.plot(periods, plan.periods["money_usd"].to_numpy(float), "k_", markersize=28, label="money arriving")
+    low.set_ylabel("$")
+    low.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    for ax in (top, low):
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig

@@ -245,7 +245,12 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
     console.print(
         f"Value {n['value']} own-hour equivalents; no plan is worth more than {n['value_upper_bound']} {certified}"
     )
-    if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+    if plan.schedule is not None and plan.lambda_ > 0 and math.isfinite(plan.lambda_):
+        console.print(
+            f"λ = {n['lambda']}: one more budget dollar, split as the periods' money is, buys {n['lambda']} own-hour "
+            "equivalents (by period: below)."
+        )
+    elif plan.lambda_ > 0 and math.isfinite(plan.lambda_):
         loose = plan.marginal_value_spread > EXACT_SPREAD
         console.print(
             f"λ = {n['lambda']}: the next dollar buys {n['lambda']} own-hour equivalents; one more "
@@ -334,3 +339,42 @@ def print_calibration(console: Console, files: list[Any], total: dict[str, Any])
 def print_row(console: Console, row: dict[str, Any]) -> None:
     """One ledger row, a column a line."""
     print_table(console, "Ledger row", ledger_row_rows(row), ("left", "left"), show_header=False)
+
+
+#: How the number columns of the periods table are justified.
+PERIOD_JUSTIFY: list[Justify] = ["right"] * 7
+
+
+def print_schedule(console: Console, plan: Plan, *, every_row: bool = False) -> None:
+    """A plan over periods: the hours bought in each period, and the money and λ of each."""
+    from .schedule_tables import period_rows, schedule_rows
+
+    rows = schedule_rows(plan, every_row=every_row)
+    right: list[Justify] = ["right"] * (len(rows.headings) - 1)
+    print_table(console, "Hours bought, by period", rows, ["left", *right])
+    _more(console, rows.left_out, "sources")
+    money = period_rows(plan)
+    print_table(console, "Money and value, by period", money, ["left", *PERIOD_JUSTIFY])
+    console.print(
+        "λ per $ is what one more dollar arriving at the period's start is worth; each run pays the transport bill "
+        "of every bought hour it trains on."
+    )
+
+
+def print_now(console: Console, plan: Plan) -> None:
+    """What to buy this period (the first), and what the rest of the schedule assumes."""
+    from .schedule_tables import now_rows, period_rows
+
+    assert plan.periods is not None
+    n = plan_numbers(plan)
+    first = visible(plan.periods["period"].iloc[0])
+    print_table(console, f"Buy now, in period {first}", now_rows(plan), ["left", "right", "right", "right"])
+    console.print(
+        f"Value of the whole schedule {n['value']} own-hour equivalents; no schedule is worth more than "
+        f"{n['value_upper_bound']} (gap {n['gap']}, certified within {n['tolerance']})."
+    )
+    if len(plan.periods) > 1:
+        print_table(console, "What the rest of the schedule assumes", period_rows(plan, first=1),
+                    ["left", *PERIOD_JUSTIFY])  # fmt: skip
+    for note in plan.notes:
+        console.print(Text(f"note: {visible(note)}"))

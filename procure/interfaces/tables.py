@@ -243,7 +243,8 @@ def capacity_rows(plan: Plan) -> Rows:
             worth = f"{money(c['shadow_usd'])} ({c['shadow_price']:.4g} value)"
         else:  # the budget does not bind: a unit has a value but no price in budget dollars
             worth = f"{c['shadow_price']:.4g} value (no $: the budget does not bind)"
-        cells.append((f"{c['capacity']} [{c['unit']}]", number(c["used"]), number(c["limit"]),
+        at = f" at {visible(c['period'])}" if isinstance(c.get("period"), str) else ""
+        cells.append((f"{c['capacity']} [{c['unit']}]{at}", number(c["used"]), number(c["limit"]),
                       "binds" if c["binding"] else "", worth))  # fmt: skip
     return Rows(("capacity", "used", "limit", "binds", "one more unit is worth"), cells)
 

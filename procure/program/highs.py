@@ -118,6 +118,9 @@ class HighsModel:
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
         self.w_cols = np.array([col_of.get(id(v), -1) for v in built.arguments], dtype=np.int64)
         self.z_cols = np.array([col_of.get(id(v), -1) for v in m.z.values()], dtype=np.int64)
+        #: Over periods, the column of each period's purchase of each source, ``y[t, s]``, period-major.
+        self.y_cols = np.array([col_of.get(id(v), -1) for v in m.y.values()] if hasattr(m, "y") else [],
+                               dtype=np.int64)  # fmt: skip
         lower = np.array([-INF if v.lb is None else float(v.lb) for v in columns])
         upper = np.array([INF if v.ub is None else float(v.ub) for v in columns])
         self.integer = np.array([v.is_integer() or v.is_binary() for v in columns], dtype=bool)
@@ -279,6 +282,11 @@ class HighsModel:
     @staticmethod
     def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
+
+    def purchases(self, solution: Solution) -> np.ndarray:
+        """Over periods, the hours bought of each source in each period (periods × sources) [h]."""
+        m = self.built.model
+        return self._at(solution.columns, self.y_cols).reshape(len(m.T), len(m.S))
 
     def row_duals(self, solution: Solution) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed."""

@@ -40,8 +40,13 @@ from .bounds import CurveArrays, curve_arrays, source_arrays
 from .dual import eligible
 from .expected import qualifies
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
+from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
+from .periods import PeriodProblem
 from .problem import Mode, Problem
 from .scenarios import ScenarioProblem, one_scenario
+
+#: What the model is built from: one problem, scenarios of it, or periods of it.
+Formulation = ScenarioProblem | PeriodProblem
 
 #: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
 #: lot is not rounded down by floating-point error [1].
@@ -81,7 +86,7 @@ class BuiltModel:
     """
 
     model: pyo.ConcreteModel
-    formulation: ScenarioProblem
+    formulation: Formulation
     sources: CurveArrays
     arrays: CurveArrays
     bounds_budget: float
@@ -162,7 +167,7 @@ def _bounds(upper: np.ndarray) -> Callable[[Any, int], tuple[float, float | None
 
 
 def build(
-    formulation: Problem | ScenarioProblem,
+    formulation: Problem | ScenarioProblem | PeriodProblem,
     *,
     hill_points: int = DEFAULT_HILL_POINTS,
     hill_breakpoints: Mapping[int, np.ndarray] | None = None,
@@ -180,9 +185,13 @@ def build(
     rows (integer terms); ``cuts[r].rows`` (the tangent cuts, a block a round); ``hill``
     (piecewise forms of S-shaped curves); ``objective``.
 
+    Over periods (a :class:`procure.program.periods.PeriodProblem`), ``K`` are the periods'
+    runs and the model adds ``T``, ``y[t, s]`` and ``total[s]``; its money, capacity and mix rows
+    are per period (:mod:`procure.program.period_rows`).
+
     Parameters
     ----------
-    formulation : Problem or ScenarioProblem
+    formulation : Problem, ScenarioProblem or PeriodProblem
         In budget mode; a :class:`Problem` is the one-scenario formulation.
     hill_points : int, default 17
         Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
@@ -205,12 +214,13 @@ def build(
     InputError
         If the problem is not in budget mode.
     """
-    sp = formulation if isinstance(formulation, ScenarioProblem) else one_scenario(formulation)
+    sp = formulation if isinstance(formulation, ScenarioProblem | PeriodProblem) else one_scenario(formulation)
     problem = sp.base
     if problem.mode is not Mode.BUDGET:
         raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
     a = source_arrays(problem)
-    c = curve_arrays(sp, a)
+    periods = sp if isinstance(sp, PeriodProblem) else None
+    c = period_curve_arrays(sp, a) if isinstance(sp, PeriodProblem) else curve_arrays(sp, a)
     n, count = sp.n, sp.count
     recourse = sp.recourse_price_x is not None
     m = pyo.ConcreteModel(name="procure")
@@ -227,25 +237,28 @@ def build(
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
     add_integer_terms(m, a, problem.column("min_order_hours"))
 
-    # Where a curve's hours are not x itself: every curve with recourse; the hill curves of a
-    # several-scenario program (a piecewise form is indexed by its curve).
-    own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
+    # Where a curve's hours are not x itself: every curve with recourse or over periods; the
+    # hill curves of a several-scenario program (a piecewise form is indexed by its curve).
+    if periods is not None:
+        own = list(range(n * count))
+    else:
+        own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
     m.w = pyo.Var(m.Jw, bounds=_bounds(c.upper), initialize=0.0)
-    later_ok = sp.later_ok
-
-    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """A scenario ends with at least the hours bought now; exactly those without recourse
-        or for a source bought now only."""
-        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
-        return body >= 0 if recourse and later_ok[j % n] else body == 0
-
-    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
     has_w = set(own)
     arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
-    _budget_rows(m, sp, problem, arguments)
-    capacity_names = _capacity_rows(m, sp, problem, a, arguments)
-    _mix_rows(m, sp, problem, a, arguments)
+    if periods is not None:
+        add_purchases(m, periods, a.upper)
+        fee = problem.column("fixed_fee_usd")
+        add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
+        capacity_names = add_capacity_rows(m, periods, a.held)
+        add_mix_rows(m, periods, a.held, arguments)
+    else:
+        assert isinstance(sp, ScenarioProblem)
+        _ahead_rows(m, sp)
+        _budget_rows(m, sp, problem, arguments)
+        capacity_names = _capacity_rows(m, sp, problem, a, arguments)
+        _mix_rows(m, sp, problem, a, arguments)
     _objective(m, sp)
 
     built = BuiltModel(
@@ -256,14 +269,32 @@ def build(
         bounds_budget=float(problem.budget or 0.0),
         arguments=arguments,
         budget_rows=[m.budget_row[k] for k in m.Kb],
-        capacity_rows=[[m.capacity[r, k] for k in m.Kc] for r in m.R],
+        capacity_rows=[[m.capacity[r, k] for k in m.Kc if (r, k) in m.capacity] for r in m.R],
         mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
-    guided = dual_guide and fixed_hours is None and (eligible(a) if sp.certain else qualifies(sp, a))
+    guided = (
+        dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
+    )
     add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
     return built
+
+
+def _ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
+    """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
+    recourse at least those."""
+    n = sp.n
+    recourse = sp.recourse_price_x is not None
+    later_ok = sp.later_ok
+
+    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """A scenario ends with at least the hours bought now; exactly those without recourse
+        or for a source bought now only."""
+        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
+        return body >= 0 if recourse and later_ok[j % n] else body == 0
+
+    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
 
 
 def _budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any]) -> None:
@@ -339,9 +370,14 @@ def _mix_rows(
     m.mix = pyo.Constraint(m.G, m.K, rule=mix_rule)
 
 
-def _objective(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
-    """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows."""
+def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
+    """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows;
+    over periods, Σ_t w_t Σ_s z_st."""
     n = sp.n
+    if isinstance(sp, PeriodProblem):
+        runs = [float(c) for c in np.repeat(sp.weight, n)]
+        m.objective = pyo.Objective(expr=_linear(runs, list(m.z.values())), sense=pyo.maximize)
+        return
     weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
     coefs: list[float] = [float(c) for c in np.repeat((1 - weight) * prob, n)]
     variables: list[Any] = list(m.z.values())

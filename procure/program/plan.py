@@ -114,6 +114,15 @@ class Plan:
     money_lower_bound : float
         Target mode: no plan that reaches the target costs less than this [$] (certified: the
         upper bound on the value of this budget falls short of the target); NaN in budget mode.
+    periods : pandas.DataFrame or None
+        Over periods, one row per period, columns of
+        :data:`procure.program.period_plan.PERIOD_COLUMNS`; None for a plan at one time.
+    schedule : pandas.DataFrame or None
+        Over periods, one row per (period, source), columns of
+        :data:`procure.program.period_plan.SCHEDULE_COLUMNS`.
+    shadow_prices_by_period : dict or None
+        Over periods, by period name, the shadow price of each capacity (and mix bound) at that
+        period's run [value per unit].
     """
 
     mode: Mode
@@ -137,6 +146,17 @@ class Plan:
     solve_seconds: float
     notes: list[str] = field(default_factory=list)
     money_lower_bound: float = math.nan
+    periods: pd.DataFrame | None = None
+    schedule: pd.DataFrame | None = None
+    shadow_prices_by_period: dict[str, dict[str, float]] | None = None
+
+    @property
+    def lambda_by_period(self) -> dict[str, float] | None:
+        """Over periods, by period name, the value of one more dollar arriving at the start of
+        that period, λ_t [value per $]."""
+        if self.periods is None:
+            return None
+        return {str(k): float(v) for k, v in zip(self.periods["period"], self.periods["lambda"], strict=True)}
 
     @property
     def binding(self) -> list[str]:
@@ -192,6 +212,16 @@ class Plan:
                 "notes": self.notes,
                 "money_lower_bound": self.money_lower_bound,
             }
+            | (
+                {}
+                if self.periods is None or self.schedule is None
+                else {
+                    "periods": self.periods.to_dict("records"),
+                    "schedule": self.schedule.to_dict("records"),
+                    "lambda_by_period": self.lambda_by_period,
+                    "shadow_prices_by_period": self.shadow_prices_by_period,
+                }
+            )
         )
 
 

@@ -69,7 +69,7 @@ class Problem:
         ``cores_usd_per_hour`` and ``idle_usd_per_hour``), ``transport_share`` (transport
         bill / price [1]), ``rate`` (ρσφ,
         effective h per h), ``exchange_rate`` (ρ), ``survival`` (σ), ``shelf_life_factor`` (φ)
-        [1], ``held_hours``, ``available_hours`` (inf = unlimited),
+        [1], ``shelf_life_months`` (L) [months], ``held_hours``, ``available_hours`` (inf = unlimited),
         ``lot_hours``, ``min_order_hours`` [h], ``fixed_fee_usd`` [$], ``curve``,
         ``saturation_hours`` [effective h], ``curve_shape`` [1], and per recorded hour the
         use of each capacity (columns named as :data:`CAPACITIES`).
@@ -245,6 +245,7 @@ def price_ledger(
             "exchange_rate": table["exchange_rate"].astype(float),
             "survival": table["survival"].astype(float),
             "shelf_life_factor": value.shelf_life_factor(table["shelf_life_months"], cl.horizon_months).astype(float),
+            "shelf_life_months": table["shelf_life_months"].astype(float),
             "held_hours": table["held_hours"].astype(float),
             "available_hours": table["available_hours"].astype(float),
             "lot_hours": table["lot_hours"].astype(float),

@@ -18,8 +18,10 @@ from ..errors import Reason, SolveError
 from .dual import CouplingRows, coupling_rows, eligible, solve_dual
 from .expected import qualifies, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
+from .periods import PeriodProblem
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY, Polished, polish_from
+from .scenarios import ScenarioProblem
 from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -95,7 +97,7 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
     the cuts kept)."""
     built = program.built
     a = built.sources
-    if not program.dual_guide or program.fixed_hours is not None:
+    if not program.dual_guide or program.fixed_hours is not None or isinstance(built.formulation, PeriodProblem):
         return None
     if not built.formulation.certain:
         return _guided_expected(program, deadline, tolerance)
@@ -143,7 +145,7 @@ def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Ref
     built = program.built
     sp = built.formulation
     a = built.sources
-    if built.has_integers or not qualifies(sp, a):
+    if not isinstance(sp, ScenarioProblem) or built.has_integers or not qualifies(sp, a):
         return None
     rows = coupling_rows(program.problem, program.budget, built.capacity_names)
     dual = solve_expected_dual(sp, a, rows)

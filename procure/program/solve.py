@@ -39,7 +39,9 @@ from .diagnose import diagnose
 from .dual import coupling_rows
 from .forms import DEFAULT_HILL_POINTS, add_cuts
 from .highs import SIMPLEX, HighsModel, Solution
-from .model import BuiltModel, build
+from .model import BuiltModel, Formulation, build
+from .period_plan import budget_dual, period_rows, read_period_plan, single_period_plan
+from .periods import PeriodProblem, single_period
 from .plan import Plan, read_plan
 from .polish import polish
 from .problem import CAPACITIES, Mode, Problem, check_budget
@@ -57,9 +59,10 @@ class Program:
 
     Parameters
     ----------
-    problem : Problem or ScenarioProblem
-        What to allocate: a problem (budget or target mode; one scenario) or a scenario problem
-        (budget mode).
+    problem : Problem, ScenarioProblem or PeriodProblem
+        What to allocate: a problem (budget or target mode; one scenario), a scenario problem
+        (budget mode) or a problem over periods (:mod:`procure.program.periods`; budget or
+        target mode).
     tolerance : float, default 1e-4
         Relative gap to stop at: between the upper bound and the plan's true value (budget
         mode), or between the least money and the plan's money (target mode).
@@ -78,7 +81,7 @@ class Program:
 
     def __init__(
         self,
-        problem: Problem | ScenarioProblem,
+        problem: Problem | ScenarioProblem | PeriodProblem,
         *,
         tolerance: float = DEFAULT_TOLERANCE,
         time_limit: float = DEFAULT_TIME_LIMIT,
@@ -92,7 +95,14 @@ class Program:
             raise invalid("time_limit", time_limit, "must be a number > 0 [s]")
         if not (isinstance(hill_points, int) and hill_points >= 2):
             raise invalid("hill_points", hill_points, "must be a whole number ≥ 2")
-        self.formulation = problem if isinstance(problem, ScenarioProblem) else one_scenario(problem)
+        #: A one-period problem, solved as today's program (:func:`procure.program.periods.single_period`)
+        #: and read out over its period.
+        self.single: PeriodProblem | None = None
+        if isinstance(problem, PeriodProblem) and problem.count == 1:
+            self.single, problem = problem, single_period(problem)
+        self.formulation: Formulation = (
+            problem if isinstance(problem, ScenarioProblem | PeriodProblem) else one_scenario(problem)
+        )
         self.tolerance = float(tolerance)
         self.time_limit = float(time_limit)
         self.build_seconds = 0.0
@@ -113,7 +123,7 @@ class Program:
 
     # ------------------------------------------------------------------ the built model
 
-    def _build(self, formulation: ScenarioProblem, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+    def _build(self, formulation: Formulation, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
         """Build the budget-mode model of ``formulation`` and hand it to a new HiGHS object,
         keeping the cuts and breakpoints of the model it replaces."""
         old = self._built
@@ -154,7 +164,7 @@ class Program:
         """The budget the model holds [$] (its ``budget`` parameter)."""
         return float(self.built.model.budget.value)
 
-    def _with_budget(self, budget: float) -> ScenarioProblem:
+    def _with_budget(self, budget: float) -> Formulation:
         return replace(self.formulation, base=replace(self.problem, budget=budget, target=None))
 
     def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
@@ -170,7 +180,9 @@ class Program:
     def at_budget(self, budget: float) -> None:
         """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
         b = self._built
-        if b is None or (np.any(b.sources.budget_bounded | b.arrays.budget_bounded) and budget > b.bounds_budget):
+        if b is None or (
+            (b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()) and budget > b.bounds_budget
+        ):
             self._build(self._with_budget(budget))
         else:
             self._put_budget(budget)
@@ -325,7 +337,7 @@ class Program:
     ) -> Plan:  # fmt: skip
         """The plan of a refined solve (and record it as :attr:`last`)."""
         self.last = Solved(hours=r.x, curve_hours=r.w, refined=r)
-        return read_plan(
+        plan = read_plan(
             self.problem,
             x=r.x,
             room=self.built.room,
@@ -341,6 +353,29 @@ class Program:
             solve_seconds=time.perf_counter() - t0,
             money_lower_bound=money_lower_bound,
         )
+        if self.single is not None:
+            return single_period_plan(replace(self.single, base=replace(self.single.base, budget=r.budget)), plan)
+        if isinstance(self.formulation, PeriodProblem):
+            pp = replace(self.formulation, base=replace(self.problem, budget=r.budget))
+            return read_period_plan(pp, plan, self.highs.purchases(r.results), self.highs.row_duals(r.results),
+                                    self.period_rows())  # fmt: skip
+        return plan
+
+    def money(self, r: Refined) -> float:
+        """The money a budget-mode solve uses [$]: what its plan spends; over periods, the
+        budget that must arrive (split by the periods' shares)."""
+        return r.budget if isinstance(self.formulation, PeriodProblem) else self.problem.spend(r.x)
+
+    def money_dual(self, r: Refined) -> float:
+        """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
+        if isinstance(self.formulation, PeriodProblem):
+            return budget_dual(self.formulation, self.highs.row_duals(r.results), self.period_rows())
+        return self.highs.duals(r.results)[0]
+
+    def period_rows(self) -> dict[str, list[int]]:
+        """Over periods, the matrix row of each money, capacity and mix row per period (see
+        :func:`procure.program.period_plan.period_rows`)."""
+        return period_rows(self.built.model, self.highs.row_of, list(self.problem.max_share))
 
     # ------------------------------------------------------------------ duals
 
@@ -354,7 +389,9 @@ class Program:
         return float(lam), shadow
 
 
-def solve_problem(problem: Problem, *, time_left: Callable[[], float] | None = None, **options: Any) -> Plan:
+def solve_problem(
+    problem: Problem | PeriodProblem, *, time_left: Callable[[], float] | None = None, **options: Any
+) -> Plan:
     """Build and solve a problem: the plan, certified within ``tolerance`` (see :class:`Program`).
 
     ``time_left``, when given, is asked once the model is built for the seconds the solve may

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .highs import HighsModel, Solution
-from .model import BuiltModel
+from .model import BuiltModel, Formulation
 from .plan import Plan
 from .problem import Problem
 
@@ -84,6 +84,7 @@ class Solving(Protocol):
     fixed_hours: np.ndarray | None
     dual_guide: bool
     last: Solved | None
+    formulation: Formulation
 
     @property
     def problem(self) -> Problem:
@@ -112,6 +113,12 @@ class Solving(Protocol):
 
     def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices."""
+
+    def money(self, r: Refined) -> float:
+        """The money a budget-mode solve uses [$]."""
+
+    def money_dual(self, r: Refined) -> float:
+        """λ of a budget-mode solve [value per $]."""
 
     def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
         """A refined solve with exact hours."""

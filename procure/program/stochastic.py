@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import invalid
 from ..output import jsonable
 from . import value
 from .plan import BINDING_TOLERANCE, Plan
@@ -147,6 +148,8 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
     """
     assert program.last is not None
     sp = program.formulation
+    if not isinstance(sp, ScenarioProblem):
+        raise invalid("program", "periods", "a scenario plan is read from a program over scenarios")
     x, w = program.last.hours, program.last.curve_hours
     n, count = sp.n, sp.count
     a = program.built.arrays

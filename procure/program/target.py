@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import Reason, SolveError
 from .bounds import source_arrays
 from .diagnose import diagnose, least_money
+from .periods import PeriodProblem
 from .plan import Plan
 from .refine import TOLERANCE_FLOOR, refine
 from .state import Refined, Solving
@@ -40,6 +41,13 @@ def most_money(program: Solving) -> float:
     finite = np.isfinite(room)
     if np.any(~finite & (p.cost > 0)):
         return math.inf
+    f = program.formulation
+    if isinstance(f, PeriodProblem):
+        # Every hour at its dearest price with its bill at every run, and the money arriving
+        # in the smallest share of any period that brings some.
+        dearest = f.price.max(axis=0) + f.count * f.bill
+        total = float(np.sum(np.where(finite, dearest * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
+        return total / float(f.share[f.share > 0].min())
     return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
 
 
@@ -47,7 +55,7 @@ def _budget_dual(program: Solving, r: Refined) -> float:
     """λ of a refined budget-mode solve just made [value per $] (0 if the budget does not bind)."""
     if program.built.has_integers:
         return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
-    return program.highs.duals(r.results)[0]
+    return program.money_dual(r)
 
 
 def evaluate(program: Solving, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
@@ -135,7 +143,7 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     # on each side of it; bisect when two steps in a row land on the same side.
     same_side, last = 0, ""
     while lo_r is not None:  # None: the hours held reach the target, no money needed
-        top = min(hi, p.spend(hi_r.x))
+        top = min(hi, program.money(hi_r))
         hair = 0.5 * program.tolerance * max(top, 1e-12)
         if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
             break
@@ -160,6 +168,6 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     final, lam, shadow = program.exact(final, deadline)
     if lo_r is None:  # the least money that meets the mix bounds already reaches the target
         lo = floor_bound
-    spent = p.spend(final.x)
+    spent = program.money(final)
     gap = max(0.0, spent - lo) / max(spent, 1e-12)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)

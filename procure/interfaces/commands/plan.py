@@ -11,6 +11,8 @@ from pathlib import Path
 import click
 
 from ...defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, TABLE_ROWS
+from ...errors import InputError
+from ...ledger.periods import PERIOD_SOURCES_FILE
 from ..options import (
     SCHEDULER_HELP,
     TIME_LIMIT_HELP,
@@ -37,6 +39,8 @@ OPTION_NAMES = {
     "evpi": "--no-evpi",
     "scenarios": "--scenarios FILE",
     "samples": "--samples N",
+    "periods": "--periods FILE",
+    "carry": "--no-carry",
 }
 
 
@@ -44,6 +48,15 @@ OPTION_NAMES = {
 @ledger_option
 @click.option("--budget", type=float, default=None, help="Dollars to spend, all in [$].")
 @click.option("--target", type=float, default=None, help="Value to reach at least cost [own-hour equivalents].")
+@click.option(
+    "--periods",
+    "periods_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Plan over periods (CSV; period_sources.csv beside it). Default: the ledger's periods.csv, if any.",
+)
+@click.option("--no-carry", is_flag=True, help="Over periods: money not spent in its period is lost.")
+@click.option("--now", "now_only", is_flag=True, help="Over periods: print only what to buy in the first period.")
 @click.option("--held", multiple=True, metavar="SOURCE=HOURS", help="Hours already held (repeatable).")
 @click.option(
     "--max-share",
@@ -106,12 +119,18 @@ OPTION_NAMES = {
     default=None,
     help=WORKERS_HELP,
 )
-@plot_option("the value curves with the plan's points and the λ line (with scenarios: the value distribution)")
+@plot_option(
+    "the value curves with the plan's points and the λ line (with scenarios: the value distribution; over "
+    "periods: hours bought per period by source)"
+)
 @json_out_option
 def solve_command(
     ledger_dir: Path | None,
     budget: float | None,
     target: float | None,
+    periods_file: Path | None,
+    no_carry: bool,
+    now_only: bool,
     held: tuple[str, ...],
     max_share: tuple[str, ...],
     tolerance: float,
@@ -135,17 +154,20 @@ def solve_command(
     """What to buy next: the plan of most value for a budget (or least money for a value).
 
     With scenarios (a scenarios file, --samples, or the ledger's scenarios.csv), the plan of
-    most expected (or risk-adjusted) value over them, with EVPI and VSS.
+    most expected (or risk-adjusted) value over them, with EVPI and VSS. Over periods (a
+    periods file or the ledger's periods.csv), what to buy in each period.
     """
     from ...analyses.solving import ScenarioPlan, prepare
     from ...ledger.load import ledger_files
     from .. import render
 
     out = outputs(json_out=json_out, csv_out=csv_out, plot=plot)
-    out.reads([*ledger_files(ledger_dir), *([scenarios_file] if scenarios_file else [])])
+    period_files = [periods_file, periods_file.parent / PERIOD_SOURCES_FILE] if periods_file else []
+    out.reads([*ledger_files(ledger_dir), *([scenarios_file] if scenarios_file else []), *period_files])
     budget, target = check_number("budget", budget, "--budget"), check_number("target", target, "--target")
     held_hours, shares = pairs("--held", held, "held_hours"), pairs("--max-share", max_share, "max_share")
-    request = prepare(ledger_dir, budget=budget, target=target, held=held_hours,
+    request = prepare(ledger_dir, budget=budget, target=target, periods=periods_file, carry=not no_carry,
+                      held=held_hours,
                       max_share=shares, scenarios=scenarios_file, samples=samples, seed=seed,
                       risk_weight=risk_weight, risk_alpha=risk_alpha, recourse_price_x=recourse_price_x,
                       byte_price_x=byte_price_x, tolerance=tolerance, time_limit=time_limit, evpi=not no_evpi,
@@ -153,15 +175,24 @@ def solve_command(
     with progress(out, request.task) as tick:
         solution = request.solve(tick)
     result = solution.result
+    over = solution.plan.schedule is not None
+    if now_only and not over:
+        raise InputError("--now needs periods: --periods FILE or periods.csv in the ledger")
     if isinstance(result, ScenarioPlan):
         out.figure(lambda: plots().scenario_values(result))
+    elif over:
+        out.figure(lambda: plots().schedule(solution.plan))
     else:
         out.figure(lambda: plots().value_curves(result, solution.problem))
-    out.csv(solution.plan.sources)
+    out.csv(solution.plan.schedule if solution.plan.schedule is not None else solution.plan.sources)
     if json_out is not None:
         out.json(solution.to_dict())
-    if out.tables:
+    if out.tables and now_only:
+        render.print_now(console, solution.plan)
+    elif out.tables:
         render.print_plan(console, solution.plan, every_row=every_row)
+        if over:
+            render.print_schedule(console, solution.plan, every_row=every_row)
         if isinstance(result, ScenarioPlan):
             render.print_scenarios(console, result, every_row=every_row)
         if solution.byte_price_range is not None:

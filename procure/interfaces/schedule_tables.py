@@ -1,0 +1,57 @@
+"""The cells of a plan over periods: hours by source and period, money and λ by period.
+
+The same cells serve the terminal (:mod:`procure.interfaces.render`) and the app's Plan page.
+"""
+
+from __future__ import annotations
+
+from ..defaults import TABLE_ROWS
+from ..program import Plan
+from .tables import Rows, number, visible
+
+
+def schedule_rows(plan: Plan, *, every_row: bool = False) -> Rows:
+    """Hours bought of each source in each period, and over all (the sources with the most
+    hours first, the first :data:`TABLE_ROWS` unless ``every_row``)."""
+    assert plan.schedule is not None and plan.periods is not None
+    table = plan.schedule.pivot(index="source", columns="period", values="hours")
+    periods = [str(p) for p in plan.periods["period"]]
+    order = list(plan.sources["source"])
+    table = table.loc[order, periods]
+    total = table.sum(axis=1)
+    most = total.sort_values(ascending=False).index[:TABLE_ROWS]
+    shown = table if every_row or len(table) <= TABLE_ROWS else table.loc[most]
+    cells = [
+        (visible(name), *(number(v) for v in row.to_numpy()), number(float(total[name])))
+        for name, row in shown.iterrows()
+    ]
+    sums = table.sum(axis=0)
+    last = ("total", *(number(float(sums[p])) for p in periods), number(float(total.sum())))
+    return Rows(("source", *(visible(p) for p in periods), "all"), cells, total=last, left_out=len(table) - len(shown))
+
+
+def period_rows(plan: Plan, *, first: int = 0) -> Rows:
+    """Per period from ``first`` on: money arriving, purchases, the run's bill, money left,
+    the run's value and λ_t."""
+    assert plan.periods is not None
+    cells = [
+        (visible(r["period"]), number(r["months"], 1), number(r["money_usd"], 2), number(r["purchase_usd"], 2),
+         number(r["transport_usd"], 2), number(r["carried_usd"], 2), number(r["value"], 1), f"{r['lambda']:.4g}")
+        for _, r in plan.periods.iloc[first:].iterrows()
+    ]  # fmt: skip
+    headings = ("period", "months", "money in $", "purchase $", "run's bill $", "left $", "run value", "λ per $")
+    return Rows(headings, cells)
+
+
+def now_rows(plan: Plan) -> Rows:
+    """What to buy in the first period: per source bought then, its hours and money."""
+    assert plan.schedule is not None and plan.periods is not None
+    first = str(plan.periods["period"].iloc[0])
+    s = plan.schedule[(plan.schedule["period"] == first) & (plan.schedule["hours"] > 0)]
+    cells = [
+        (visible(r["source"]), number(r["hours"]), number(r["purchase_usd"], 2), number(r["transport_usd"], 2))
+        for _, r in s.iterrows()
+    ]
+    total = ("total", number(s["hours"].sum()), number(s["purchase_usd"].sum(), 2),
+             number(s["transport_usd"].sum(), 2))  # fmt: skip
+    return Rows(("source", "buy h", "purchase $", "run's bill $"), cells, total=total)

@@ -1,0 +1,210 @@
+"""The plan over periods read out of a solved model: the schedule, the money by period, λ_t.
+
+The plan's totals (:class:`procure.program.plan.Plan`) are over all periods: a source's hours
+are those bought in every period, its purchase and transport dollars those of every period, its
+effective hours those at the last run and its value its weighted share of the objective,
+``Σ_t w_t v_s(e_st)``. Its marginal value per dollar is that of one more hour bought in the
+first period (worth ``Σ_t w_t v_s'(e_st) ρσ φ_s1t``, costing its price then and its bill at
+every run). ``Plan.periods`` and ``Plan.schedule`` give the rest, by period.
+
+Duals: a dollar arriving at the start of period ``t`` relaxes the money row of ``t`` and, with
+carry-over, of every later period (their rows are cumulative): ``λ_t`` is the sum of those
+rows' duals; the plan's λ, the value of one more budget dollar split by the periods' shares, is
+``Σ_t share_t λ_t``. A capacity's shadow price at a period's run is the dual of its row there;
+the plan's shadow price of a capacity is their sum (one more unit at every run).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .periods import PeriodProblem
+from .plan import BINDING_TOLERANCE, Plan
+from .problem import CAPACITIES
+from .value import derivative, value
+
+#: Money left in a period smaller than this share of all the money is shown as 0: the solver's
+#: feasibility tolerance (1e-7) at the scale of the money [1].
+MONEY_NOISE = 1e-7
+#: Columns of ``Plan.schedule`` with their units.
+SCHEDULE_COLUMNS = {
+    "period": "name",
+    "source": "name",
+    "hours": "h bought in the period",
+    "purchase_usd": "$ (the period's price × hours, plus the fixed fee in period 1)",
+    "transport_usd": "$ (the bill of every bought hour the period's run trains on)",
+    "effective_hours": "effective h at the period's run, held and bought, aged",
+    "value": "own-hour equivalents of the source at the period's run",
+}
+#: Columns of ``Plan.periods`` with their units.
+PERIOD_COLUMNS = {
+    "period": "name",
+    "months": "months",
+    "weight": "1 (of the run's value in the objective)",
+    "money_usd": "$ arriving at the period's start",
+    "purchase_usd": "$",
+    "transport_usd": "$ (the run's bill)",
+    "spent_usd": "$",
+    "carried_usd": "$ left at the period's end (carried over, or lost without carry-over)",
+    "value": "own-hour equivalents of the run",
+    "lambda": "value per $ arriving at the period's start",
+}
+
+
+def period_rows(m: Any, row_of: dict[int, int], mix_keys: list[str]) -> dict[str, list[int]]:
+    """The matrix row (``row_of``: by the id of a constraint) of each money, capacity and mix
+    row of a model over periods, per period (-1 where a period has no such row): ``"budget"``,
+    each capacity's name, ``"max_share:KEY"``."""
+
+    def of(component: Any, key: Any) -> int:
+        return row_of.get(id(component[key]), -1) if key in component else -1
+
+    out = {"budget": [of(m.budget_row, t) for t in m.T]}
+    for r in m.R:
+        out[str(r)] = [of(m.capacity, (r, t)) for t in m.T]
+    for g, key in enumerate(mix_keys):
+        out[f"max_share:{key}"] = [of(m.mix, (g, t)) for t in m.T]
+    return out
+
+
+def _budget_duals(pp: PeriodProblem, dual: np.ndarray, rows: dict[str, list[int]]) -> np.ndarray:
+    """λ_t: the value of one more dollar arriving at the start of each period [value per $]."""
+    d = np.array([abs(float(dual[r])) if r >= 0 else 0.0 for r in rows["budget"]])
+    return np.cumsum(d[::-1])[::-1] if pp.carry else d
+
+
+def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[int]]) -> float:
+    """λ: the value of one more budget dollar, split by the periods' shares [value per $]."""
+    return float(pp.share @ _budget_duals(pp, np.asarray(row_duals, dtype=float), rows))
+
+
+def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np.ndarray,
+                     rows: dict[str, list[int]]) -> Plan:  # fmt: skip
+    """The plan over periods of a solve: ``plan`` (read at the hours bought over all periods)
+    with its totals, periods and schedule made those of the purchases ``y`` (periods × sources)
+    [h] and the duals ``row_duals`` of the model's rows (``rows``: the row of each budget,
+    capacity and mix row by name, ``"budget"`` and then ``"NAME"`` per period)."""
+    p, T, n = pp.base, pp.count, pp.n
+    s = p.sources
+    y = np.clip(np.asarray(y, dtype=float), 0.0, None)
+    bought_by = np.cumsum(y, axis=0)  # hours bought held at each run
+    fee = p.column("fixed_fee_usd")
+    bought = p.bought(y.sum(axis=0))
+    purchase = pp.price * y
+    purchase[0] += np.where(bought, fee, 0.0)
+    transport = pp.bill[None, :] * bought_by
+    aged = np.einsum("uts,us->ts", pp.age, y) + pp.age[0] * p.held[None, :]
+    e = pp.quality[None, :] * aged
+    curve, k, shape = s["curve"].to_numpy(str), p.column("saturation_hours"), p.column("curve_shape")
+    v = np.asarray(value(e, curve[None, :], k[None, :], shape[None, :]), dtype=float)
+    dual = np.abs(np.asarray(row_duals, dtype=float))
+
+    def at(name: str) -> np.ndarray:
+        return np.array([dual[r] if r >= 0 else 0.0 for r in rows.get(name, [-1] * T)])
+
+    lam_t = _budget_duals(pp, dual, rows)
+    lam = float(pp.share @ lam_t)
+    by_period: dict[str, dict[str, float]] = {}
+    shadow: dict[str, float] = {}
+    names = [name for name in rows if name != "budget"]
+    for name in names:
+        d = at(name)
+        shadow[name] = float(d.sum())
+        for t, period in enumerate(pp.names):
+            by_period.setdefault(period, {})[name] = float(d[t])
+    for name in CAPACITIES:
+        shadow.setdefault(name, 0.0)
+    money = pp.money
+    spend = purchase.sum(axis=1) + transport.sum(axis=1)
+    carried = np.cumsum(money) - np.cumsum(spend) if pp.carry else money - spend
+    carried = np.where(np.abs(carried) <= MONEY_NOISE * max(1.0, float(money.sum())), 0.0, carried)
+    periods = pd.DataFrame(
+        {
+            "period": list(pp.names),
+            "months": pp.months,
+            "weight": pp.weight,
+            "money_usd": money,
+            "purchase_usd": purchase.sum(axis=1),
+            "transport_usd": transport.sum(axis=1),
+            "spent_usd": spend,
+            "carried_usd": carried,
+            "value": v.sum(axis=1),
+            "lambda": lam_t,
+        }
+    )
+    schedule = pd.DataFrame(
+        {
+            "period": np.repeat(list(pp.names), n),
+            "source": np.tile(s["source"].to_numpy(str), T),
+            "hours": y.ravel(),
+            "purchase_usd": purchase.ravel(),
+            "transport_usd": transport.ravel(),
+            "effective_hours": e.ravel(),
+            "value": v.ravel(),
+        }
+    )
+    slope = np.asarray(derivative(e, curve[None, :], k[None, :], shape[None, :]), dtype=float)
+    gain = (pp.weight[:, None] * slope * pp.quality[None, :] * pp.age[0]).sum(axis=0)
+    first_cost = pp.price[0] + T * pp.bill
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_usd = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), np.inf)
+    totals = plan.sources.copy()
+    totals["purchase_usd"] = purchase.sum(axis=0)
+    totals["transport_usd"] = transport.sum(axis=0)
+    totals["effective_hours"] = e[-1]
+    totals["value"] = pp.weight @ v
+    totals["marginal_value_per_usd"] = per_usd
+    totals["marginal_value_per_usd_price_only"] = per_usd
+    capacities = _capacities(pp, bought_by, shadow, lam)
+    return replace(
+        plan,
+        lambda_=lam,
+        shadow_prices=shadow,
+        sources=totals,
+        capacities=capacities,
+        spent_usd=float(spend.sum()),
+        purchase_usd=float(purchase.sum()),
+        transport_usd=float(transport.sum()),
+        periods=periods,
+        schedule=schedule,
+        shadow_prices_by_period=by_period,
+    )
+
+
+def single_period_plan(pp: PeriodProblem, plan: Plan) -> Plan:
+    """The plan of a one-period problem solved as today's program (its hours, λ and shadow
+    prices exact), with its period and schedule."""
+    rows = {"budget": [0]}
+    names = [name for name, price in plan.shadow_prices.items() if name not in CAPACITIES or price != 0]
+    duals = np.array([plan.lambda_] + [plan.shadow_prices[name] for name in names])
+    rows |= {name: [q + 1] for q, name in enumerate(names)}
+    hours = plan.sources["hours"].to_numpy(dtype=float)[None, :]
+    out = read_period_plan(pp, plan, hours, duals, rows)
+    return replace(out, sources=plan.sources, capacities=plan.capacities, lambda_=plan.lambda_,
+                   shadow_prices=plan.shadow_prices)  # fmt: skip
+
+
+def _capacities(pp: PeriodProblem, bought_by: np.ndarray, shadow: dict[str, float], lam: float) -> pd.DataFrame:
+    """One row per capacity at the run where it is tightest (least slack for its limit)."""
+    p = pp.base
+    out = []
+    pricing = lam > 0 and math.isfinite(lam)
+    for name, (_col, unit) in CAPACITIES.items():
+        use = p.usage(name)
+        used = (bought_by + p.held[None, :]) @ use
+        limit = pp.capacity[name]
+        with np.errstate(invalid="ignore"):
+            room = np.where(np.isfinite(limit), (limit - used) / np.maximum(1.0, np.abs(limit)), np.inf)
+        t = int(np.argmin(room))
+        slack = float(limit[t] - used[t])
+        price = shadow.get(name, 0.0)
+        binding = price > 0 or (math.isfinite(limit[t]) and slack <= BINDING_TOLERANCE * max(1.0, float(limit[t])))
+        out.append({"capacity": name, "unit": unit, "used": float(used[t]), "limit": float(limit[t]),
+                    "slack": slack, "binding": bool(binding), "shadow_price": price,
+                    "shadow_usd": price / lam if pricing else 0.0, "period": pp.names[t]})  # fmt: skip
+    return pd.DataFrame(out)

@@ -1,0 +1,162 @@
+"""An independent bracket of the program over periods, written apart from procure's model.
+
+Variables ``y[t, s]`` (hours of source s bought in period t) and ``z[t, s]`` (the value credited
+to source s at the run of period t). The value of a concave curve is bounded above by its
+tangents, so the LP
+
+    maximise Σ_t w_t Σ_s z_ts
+    s.t.     z_ts ≤ v(ê) + v'(ê) (e_ts − ê)           for every tangent point ê
+             e_ts = ρσ_s (f_s(0, t) h0_s + Σ_{τ≤t} f_s(τ, t) y_τs)
+             money, per period t (cumulative with carry-over)
+             capacities at each run, availability by period and over all periods
+
+gives an upper bound U; its schedule, valued on the true curves, a lower bound L. Tangents
+are added where the LP's point lies until the two agree closely. The ageing factor is the
+closed form of the mean of 2^(−a/L) over the run's months, written here again; the LP is
+solved with SciPy's HiGHS (``scipy.optimize.linprog``), not procure's hand-over.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+from procure.program import value
+
+ROUNDS = 40
+FIRST_POINTS = 12
+
+
+@dataclass
+class PeriodCase:
+    price: np.ndarray  # [t, s] $/h
+    bill: np.ndarray  # [s] $/h per run
+    quality: np.ndarray  # ρσ [s]
+    shelf_life: np.ndarray  # L [s] months
+    held: np.ndarray  # [s]
+    available: np.ndarray  # over all periods [s]
+    available_t: np.ndarray  # [t, s]
+    curve: np.ndarray
+    k: np.ndarray
+    shape: np.ndarray
+    usage: dict[str, np.ndarray]  # per capacity, per hour [s]
+    capacity: dict[str, np.ndarray]  # per capacity, per period [t]
+    months: np.ndarray
+    money: np.ndarray  # [t]
+    weight: np.ndarray  # [t]
+    carry: bool
+
+
+def ageing(L: np.ndarray, months: np.ndarray) -> np.ndarray:
+    """f[τ, t, s]: mean of 2^(−a/L) over run t's months, a from the start of period τ."""
+    start = np.concatenate([[0.0], np.cumsum(months)])
+    T = len(months)
+    out = np.zeros((T, T, len(L)))
+    for tau in range(T):
+        for t in range(tau, T):
+            a0, a1 = start[t] - start[tau], start[t + 1] - start[tau]
+            for s, life in enumerate(L):
+                if math.isinf(life):
+                    out[tau, t, s] = 1.0
+                else:
+                    c = math.log(2) / life
+                    out[tau, t, s] = (math.exp(-c * a0) - math.exp(-c * a1)) / (c * (a1 - a0))
+    return out
+
+
+def bracket(case: PeriodCase, gap: float = 1e-7) -> tuple[float, float, np.ndarray]:
+    """(L, U, y): a lower and an upper bound on the optimum, and the LP's schedule."""
+    T, n = case.price.shape
+    f = ageing(case.shelf_life, case.months)
+    ny = T * n
+    col_y = lambda t, s: t * n + s  # noqa: E731
+    col_z = lambda t, s: ny + t * n + s  # noqa: E731
+    rows, cols, vals, rhs = [], [], [], []
+
+    def row(entries: list[tuple[int, float]], b: float) -> None:
+        r = len(rhs)
+        for c, v in entries:
+            rows.append(r)
+            cols.append(c)
+            vals.append(v)
+        rhs.append(b)
+
+    # money
+    for t in range(T):
+        entries = []
+        periods = range(t + 1) if case.carry else [t]
+        for u in periods:  # spend of period u
+            for s in range(n):
+                entries.append((col_y(u, s), case.price[u, s]))
+                for tau in range(u + 1):
+                    entries.append((col_y(tau, s), case.bill[s]))
+        row(entries, float(case.money[: t + 1].sum() if case.carry else case.money[t]))
+    # capacities
+    for name, use in case.usage.items():
+        for t in range(T):
+            limit = case.capacity[name][t]
+            if not math.isfinite(limit):
+                continue
+            row([(col_y(tau, s), use[s]) for s in range(n) for tau in range(t + 1) if use[s] > 0],
+                float(limit - use @ case.held))  # fmt: skip
+    # availability over all periods
+    for s in range(n):
+        if math.isfinite(case.available[s]):
+            row([(col_y(t, s), 1.0) for t in range(T)], float(case.available[s]))
+    fixed = len(rhs)
+    base = (list(rows), list(cols), list(vals), list(rhs))
+
+    def effective(y: np.ndarray) -> np.ndarray:
+        aged = np.einsum("uts,us->ts", f, y) + f[0] * case.held[None, :]
+        return case.quality[None, :] * aged
+
+    def true_value(y: np.ndarray) -> float:
+        e = effective(y)
+        v = value.value(e, case.curve[None, :], case.k[None, :], case.shape[None, :])
+        return float(case.weight @ np.asarray(v).sum(axis=1))
+
+    # first tangent points: from held to all available, geometric
+    top = np.minimum(case.available, case.available_t.sum(axis=0))
+    hi = effective(np.tile(np.where(np.isfinite(top), top, 1e5), (T, 1)))
+    lo = effective(np.zeros((T, n)))
+    points = [
+        (t, s, p)
+        for t in range(T)
+        for s in range(n)
+        for p in np.geomspace(max(lo[t, s], 1e-3), max(hi[t, s], 1e-2), FIRST_POINTS)
+    ]
+    bounds = [(0.0, float(case.available_t[t, s]) if math.isfinite(case.available_t[t, s]) else None)
+              for t in range(T) for s in range(n)] + [(None, None)] * ny  # fmt: skip
+    cost = np.concatenate([np.zeros(ny), -np.repeat(case.weight, n)])
+    lower, upper, y = -math.inf, math.inf, np.zeros((T, n))
+    for _ in range(ROUNDS):
+        rows, cols, vals, rhs = (list(x) for x in base)
+        del rhs[fixed:]
+        for t, s, p in points:
+            slope = float(value.derivative(p, case.curve[s], case.k[s], case.shape[s]))
+            height = float(value.value(p, case.curve[s], case.k[s], case.shape[s]))
+            # z − slope·q·Σ f y ≤ height − slope·p + slope·q·f0·h0
+            entries = [(col_z(t, s), 1.0)] + [
+                (col_y(tau, s), -slope * case.quality[s] * f[tau, t, s]) for tau in range(t + 1)
+            ]
+            r = len(rhs)
+            for c, v in entries:
+                rows.append(r)
+                cols.append(c)
+                vals.append(v)
+            rhs.append(height - slope * p + slope * case.quality[s] * f[0, t, s] * case.held[s])
+        A = coo_matrix((vals, (rows, cols)), shape=(len(rhs), 2 * ny)).tocsr()
+        res = linprog(cost, A_ub=A, b_ub=np.array(rhs), bounds=bounds, method="highs")
+        assert res.status == 0, res.message
+        y = np.clip(res.x[:ny].reshape(T, n), 0.0, None)
+        upper = min(upper, -float(res.fun))
+        lower = max(lower, true_value(y))
+        if upper - lower <= gap * max(1.0, abs(upper)):
+            break
+        e = effective(y)
+        points += [(t, s, float(e[t, s])) for t in range(T) for s in range(n) if e[t, s] > 0]
+    return lower, upper, y
