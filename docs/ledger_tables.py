@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from procure.ledger import CLUSTER_FIELDS, SOURCE_COLUMNS
+from procure.ledger.periods import PERIOD_FIELDS, PERIOD_SOURCE_FIELDS
 
 DOC = Path(__file__).with_name("ledger.md")
 
@@ -52,6 +53,13 @@ def cluster_table() -> str:
     return "\n".join(lines)
 
 
+def period_table(fields) -> str:
+    lines = ["| column | unit | blank | allowed | meaning |", "|---|---|---|---|---|"]
+    for name, c in fields.items():
+        lines.append(f"| `{name}` | {c.unit or '—'} | {_default(c)} | {c.allowed()} | {c.doc} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     text = DOC.read_text()
     # Each table from its header line to the blank line after it; the scenarios table of the
@@ -60,6 +68,9 @@ def main() -> None:
         r"\| column \| unit \| blank means \|.*?\n\n", lambda _m: source_table() + "\n\n", text, count=1, flags=re.S
     )
     text = re.sub(r"\| table \| key \|.*?\n\n", lambda _m: cluster_table() + "\n\n", text, count=1, flags=re.S)
+    for marker, fields in (("periods.csv", PERIOD_FIELDS), ("period_sources.csv", PERIOD_SOURCE_FIELDS)):
+        text = re.sub(rf"(<!-- {marker} -->\n).*?\n\n", lambda m, f=fields: m.group(1) + period_table(f) + "\n\n",
+                      text, count=1, flags=re.S)  # fmt: skip
     DOC.write_text(text)
 
 
