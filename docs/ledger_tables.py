@@ -56,7 +56,9 @@ def cluster_table() -> str:
 def period_table(fields) -> str:
     lines = ["| column | unit | blank | allowed | meaning |", "|---|---|---|---|---|"]
     for name, c in fields.items():
-        lines.append(f"| `{name}` | {c.unit or '—'} | {_default(c)} | {c.allowed()} | {c.doc} |")
+        # A column that sources.csv has too is named with where it applies (one row per name there).
+        label = f"`{name}` (by period)" if name in SOURCE_COLUMNS else f"`{name}`"
+        lines.append(f"| {label} | {c.unit or '—'} | {_default(c)} | {c.allowed()} | {c.doc} |")
     return "\n".join(lines)
 
 

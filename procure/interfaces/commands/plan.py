@@ -12,7 +12,6 @@ import click
 
 from ...defaults import DEFAULT_RISK_ALPHA, DEFAULT_RISK_WEIGHT, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, TABLE_ROWS
 from ...errors import InputError
-from ...ledger.periods import PERIOD_SOURCES_FILE
 from ..options import (
     SCHEDULER_HELP,
     TIME_LIMIT_HELP,
@@ -162,6 +161,8 @@ def solve_command(
     from .. import render
 
     out = outputs(json_out=json_out, csv_out=csv_out, plot=plot)
+    from ...ledger.periods import PERIOD_SOURCES_FILE
+
     period_files = [periods_file, periods_file.parent / PERIOD_SOURCES_FILE] if periods_file else []
     out.reads([*ledger_files(ledger_dir), *([scenarios_file] if scenarios_file else []), *period_files])
     budget, target = check_number("budget", budget, "--budget"), check_number("target", target, "--target")
