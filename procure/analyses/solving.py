@@ -35,7 +35,7 @@ from ..ledger.periods import Periods, ledger_periods, read_periods
 from ..ledger.scenarios import Scenarios, ledger_scenarios
 from ..output import jsonable
 from ..program import Plan, Problem, from_ledger
-from ..program.periods import PeriodProblem, period_problem
+from ..program.periods import PeriodProblem, period_problem, with_scenarios
 from ..program.scenarios import ScenarioProblem, scenario_problem
 from ..program.stochastic import ScenarioPlan
 from .scale import Deadline, check_workers
@@ -294,9 +294,9 @@ def prepare(
         raise InputError(f"{name['carry']} needs periods: {name['periods']} or periods.csv")
     found = _scenarios(loaded, scenarios, samples, seed)
     if over is not None:
-        if found is not None:
-            raise InputError(f"{name['periods']}: a plan over periods is made without scenarios (no scenarios.csv, "
-                             f"{name['scenarios']} or {name['samples']})")  # fmt: skip
+        if found is not None and (scheduler is not None or workers is not None):
+            raise InputError(f"{name['scheduler']} and {name['workers']} are for EVPI's solves one per scenario; a "
+                             "plan over periods under scenarios is one program (no EVPI)")  # fmt: skip
         if ranging:
             raise InputError(f"{name['ranging']} is for a plan at one time, not over periods")
         budget = _period_money(over, budget, target, name)
@@ -317,6 +317,13 @@ def prepare(
         problem = problem.with_byte_price_x(byte_price_x)
     uncertain = None
     planned = None if over is None else period_problem(problem, over, carry=carry)
+    if found is not None and planned is not None:
+        # Over periods, the scenarios are the plan's own axis: one expected-value program.
+        sp = scenario_problem(problem, found, risk_alpha=DEFAULT_RISK_ALPHA if risk_alpha is None else risk_alpha,
+                              risk_weight=DEFAULT_RISK_WEIGHT if risk_weight is None else risk_weight,
+                              recourse_price_x=recourse_price_x)  # fmt: skip
+        planned = with_scenarios(planned, sp)
+        found = None
     if found is not None:
         uncertain = scenario_problem(
             problem,

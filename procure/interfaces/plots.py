@@ -391,7 +391,9 @@ def schedule(plan: Plan) -> Figure:
     below them the money spent per period, split into purchases and the run's transport bill."""
     assert plan.schedule is not None and plan.periods is not None
     periods = [label(p) for p in plan.periods["period"]]
-    table = plan.schedule.pivot(index="period", columns="source", values="hours").loc[list(plan.periods["period"])]
+    from ..program.period_plan import hours_by_period
+
+    table = hours_by_period(plan.schedule).T.loc[list(plan.periods["period"])]
     order = table.sum(axis=0).sort_values(ascending=False).index
     named = [c for c in order[:SCHEDULE_SOURCES] if table[c].sum() > 0]
     fig, (top, low) = _subplots(2, 1, figsize=(9.5, 6.4), sharex=True, layout="constrained")
@@ -404,7 +406,8 @@ def schedule(plan: Plan) -> Figure:
     if rest.sum() > 0:
         top.bar(periods, rest, bottom=bottom, label="other", color="0.7", width=0.6)
     top.set_ylabel("recorded hours bought")
-    top.set_title("What to buy in each period", loc="left")
+    top.set_title("What to buy in each period" + (" (expected over the scenarios)" if "scenario" in plan.schedule
+                                                  else ""), loc="left")  # fmt: skip
     top.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     purchase = plan.periods["purchase_usd"].to_numpy(float)
     bill = plan.periods["transport_usd"].to_numpy(float)

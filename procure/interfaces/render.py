@@ -349,9 +349,11 @@ def print_schedule(console: Console, plan: Plan, *, every_row: bool = False) -> 
     """A plan over periods: the hours bought in each period, and the money and λ of each."""
     from .schedule_tables import period_rows, schedule_rows
 
+    assert plan.schedule is not None
     rows = schedule_rows(plan, every_row=every_row)
     right: list[Justify] = ["right"] * (len(rows.headings) - 1)
-    print_table(console, "Hours bought, by period", rows, ["left", *right])
+    title = "Hours bought, by period" + (" (expected over the scenarios)" if "scenario" in plan.schedule else "")
+    print_table(console, title, rows, ["left", *right])
     _more(console, rows.left_out, "sources")
     money = period_rows(plan)
     print_table(console, "Money and value, by period", money, ["left", *PERIOD_JUSTIFY])
@@ -365,12 +367,13 @@ def print_now(console: Console, plan: Plan) -> None:
     """What to buy this period (the first), and what the rest of the schedule assumes."""
     from .schedule_tables import now_rows, period_rows
 
-    assert plan.periods is not None
+    assert plan.periods is not None and plan.schedule is not None
     n = plan_numbers(plan)
     first = visible(plan.periods["period"].iloc[0])
     print_table(console, f"Buy now, in period {first}", now_rows(plan), ["left", "right", "right", "right"])
     console.print(
-        f"Value of the whole schedule {n['value']} own-hour equivalents; no schedule is worth more than "
+        f"{'Expected value' if 'scenario' in plan.schedule else 'Value'} of the whole schedule {n['value']} "
+        "own-hour equivalents; no schedule is worth more than "
         f"{n['value_upper_bound']} (gap {n['gap']}, certified within {n['tolerance']})."
     )
     if len(plan.periods) > 1:

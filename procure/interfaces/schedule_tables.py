@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from ..defaults import TABLE_ROWS
 from ..program import Plan
+from ..program.period_plan import hours_by_period
 from .tables import Rows, number, visible
 
 
 def schedule_rows(plan: Plan, *, every_row: bool = False) -> Rows:
     """Hours bought of each source in each period, and over all (the sources with the most
-    hours first, the first :data:`TABLE_ROWS` unless ``every_row``)."""
+    hours first, the first :data:`TABLE_ROWS` unless ``every_row``); with scenarios, expected."""
     assert plan.schedule is not None and plan.periods is not None
-    table = plan.schedule.pivot(index="source", columns="period", values="hours")
+    table = hours_by_period(plan.schedule)
     periods = [str(p) for p in plan.periods["period"]]
     order = list(plan.sources["source"])
     table = table.loc[order, periods]
@@ -47,7 +48,10 @@ def now_rows(plan: Plan) -> Rows:
     """What to buy in the first period: per source bought then, its hours and money."""
     assert plan.schedule is not None and plan.periods is not None
     first = str(plan.periods["period"].iloc[0])
-    s = plan.schedule[(plan.schedule["period"] == first) & (plan.schedule["hours"] > 0)]
+    rows = plan.schedule
+    if "scenario" in rows:  # the first period is one decision: the same in every scenario
+        rows = rows[rows["scenario"] == rows["scenario"].iloc[0]]
+    s = rows[(rows["period"] == first) & (rows["hours"] > 0)]
     cells = [
         (visible(r["source"]), number(r["hours"]), number(r["purchase_usd"], 2), number(r["transport_usd"], 2))
         for _, r in s.iterrows()

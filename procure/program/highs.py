@@ -284,9 +284,10 @@ class HighsModel:
         return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
 
     def purchases(self, solution: Solution) -> np.ndarray:
-        """Over periods, the hours bought of each source in each period (periods × sources) [h]."""
+        """Over periods, the hours bought of each source in each period of each scenario
+        (scenarios × periods × sources) [h]."""
         m = self.built.model
-        return self._at(solution.columns, self.y_cols).reshape(len(m.T), len(m.S))
+        return self._at(solution.columns, self.y_cols).reshape(len(m.W), len(m.T), len(m.S))
 
     def row_duals(self, solution: Solution) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed."""

@@ -248,7 +248,7 @@ def build(
     has_w = set(own)
     arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
     if periods is not None:
-        add_purchases(m, periods, a.upper)
+        add_purchases(m, periods, a)
         fee = problem.column("fixed_fee_usd")
         add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
         capacity_names = add_capacity_rows(m, periods, a.held)
@@ -375,7 +375,7 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
     over periods, Σ_t w_t Σ_s z_st."""
     n = sp.n
     if isinstance(sp, PeriodProblem):
-        runs = [float(c) for c in np.repeat(sp.weight, n)]
+        runs = [float(c) for c in np.repeat(sp.block_weight, n)]
         m.objective = pyo.Objective(expr=_linear(runs, list(m.z.values())), sense=pyo.maximize)
         return
     weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability

@@ -58,24 +58,33 @@ PERIOD_COLUMNS = {
 
 def period_rows(m: Any, row_of: dict[int, int], mix_keys: list[str]) -> dict[str, list[int]]:
     """The matrix row (``row_of``: by the id of a constraint) of each money, capacity and mix
-    row of a model over periods, per period (-1 where a period has no such row): ``"budget"``,
-    each capacity's name, ``"max_share:KEY"``."""
+    row of a model over periods, per run ``b = ω T + t`` (-1 where a run has no such row):
+    ``"budget"``, each capacity's name, ``"max_share:KEY"``."""
 
     def of(component: Any, key: Any) -> int:
         return row_of.get(id(component[key]), -1) if key in component else -1
 
-    out = {"budget": [of(m.budget_row, t) for t in m.T]}
+    runs = range(len(m.W) * len(m.T))
+    out = {"budget": [of(m.budget_row, b) for b in runs]}
     for r in m.R:
-        out[str(r)] = [of(m.capacity, (r, t)) for t in m.T]
+        out[str(r)] = [of(m.capacity, (r, b)) for b in runs]
     for g, key in enumerate(mix_keys):
-        out[f"max_share:{key}"] = [of(m.mix, (g, t)) for t in m.T]
+        out[f"max_share:{key}"] = [of(m.mix, (g, b)) for b in runs]
     return out
 
 
+def _by_run(pp: PeriodProblem, dual: np.ndarray, found: list[int]) -> np.ndarray:
+    """The duals of one kind of row, scenarios × periods (0 where there is no row)."""
+    d = np.array([abs(float(dual[r])) if r >= 0 else 0.0 for r in found])
+    return d.reshape(pp.scenarios, pp.periods)
+
+
 def _budget_duals(pp: PeriodProblem, dual: np.ndarray, rows: dict[str, list[int]]) -> np.ndarray:
-    """λ_t: the value of one more dollar arriving at the start of each period [value per $]."""
-    d = np.array([abs(float(dual[r])) if r >= 0 else 0.0 for r in rows["budget"]])
-    return np.cumsum(d[::-1])[::-1] if pp.carry else d
+    """λ_t: the value of one more dollar arriving at the start of each period in every
+    scenario [value per $] (the duals are of the expected value)."""
+    d = _by_run(pp, dual, rows["budget"])
+    per = np.cumsum(d[:, ::-1], axis=1)[:, ::-1] if pp.carry else d
+    return per.sum(axis=0)
 
 
 def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[int]]) -> float:
@@ -85,43 +94,44 @@ def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[i
 
 def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np.ndarray,
                      rows: dict[str, list[int]]) -> Plan:  # fmt: skip
-    """The plan over periods of a solve: ``plan`` (read at the hours bought over all periods)
-    with its totals, periods and schedule made those of the purchases ``y`` (periods × sources)
-    [h] and the duals ``row_duals`` of the model's rows (``rows``: the row of each budget,
-    capacity and mix row by name, ``"budget"`` and then ``"NAME"`` per period)."""
-    p, T, n = pp.base, pp.count, pp.n
+    """The plan over periods of a solve: ``plan`` with its totals, periods and schedule made
+    those of the purchases ``y`` (scenarios × periods × sources, or periods × sources) [h] and
+    the duals ``row_duals`` of the model's rows (``rows``, :func:`period_rows`). With scenarios
+    the totals and the periods table are expected values; the schedule has a row per scenario,
+    period and source (its first period the same in every scenario)."""
+    p, T, n, K = pp.base, pp.periods, pp.n, pp.scenarios
     s = p.sources
-    y = np.clip(np.asarray(y, dtype=float), 0.0, None)
-    bought_by = np.cumsum(y, axis=0)  # hours bought held at each run
+    y = np.clip(np.asarray(y, dtype=float), 0.0, None).reshape(K, T, n)
+    prob = pp.chance
+    bought_by = np.cumsum(y, axis=1)  # hours bought held at each run
     fee = p.column("fixed_fee_usd")
-    bought = p.bought(y.sum(axis=0))
-    purchase = pp.price * y
-    purchase[0] += np.where(bought, fee, 0.0)
-    transport = pp.bill[None, :] * bought_by
-    aged = np.einsum("uts,us->ts", pp.age, y) + pp.age[0] * p.held[None, :]
-    e = pp.quality[None, :] * aged
-    curve, k, shape = s["curve"].to_numpy(str), p.column("saturation_hours"), p.column("curve_shape")
-    v = np.asarray(value(e, curve[None, :], k[None, :], shape[None, :]), dtype=float)
+    purchase = pp.prices * y
+    purchase[:, 0] += np.where(p.bought(y.sum(axis=1)), fee[None, :], 0.0)
+    transport = pp.bill[None, None, :] * bought_by
+    aged = np.einsum("uts,kus->kts", pp.age, y) + pp.age[0][None, :, :] * p.held[None, None, :]
+    e = pp.qualities[:, None, :] * aged
+    curve, shape = s["curve"].to_numpy(str), p.column("curve_shape")
+    scale = pp.scales[:, None, :]
+    v = np.asarray(value(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
     dual = np.abs(np.asarray(row_duals, dtype=float))
-
-    def at(name: str) -> np.ndarray:
-        return np.array([dual[r] if r >= 0 else 0.0 for r in rows.get(name, [-1] * T)])
-
     lam_t = _budget_duals(pp, dual, rows)
     lam = float(pp.share @ lam_t)
     by_period: dict[str, dict[str, float]] = {}
     shadow: dict[str, float] = {}
-    names = [name for name in rows if name != "budget"]
-    for name in names:
-        d = at(name)
+    for name in (name for name in rows if name != "budget"):
+        d = _by_run(pp, dual, rows[name]).sum(axis=0)
         shadow[name] = float(d.sum())
         for t, period in enumerate(pp.names):
             by_period.setdefault(period, {})[name] = float(d[t])
     for name in CAPACITIES:
         shadow.setdefault(name, 0.0)
     money = pp.money
-    spend = purchase.sum(axis=1) + transport.sum(axis=1)
-    carried = np.cumsum(money) - np.cumsum(spend) if pp.carry else money - spend
+
+    def mean(a: np.ndarray) -> np.ndarray:
+        return np.tensordot(prob, a, axes=1)
+
+    spend = purchase.sum(axis=2) + transport.sum(axis=2)  # [k, t]
+    carried = np.cumsum(money)[None, :] - np.cumsum(spend, axis=1) if pp.carry else money[None, :] - spend
     carried = np.where(np.abs(carried) <= MONEY_NOISE * max(1.0, float(money.sum())), 0.0, carried)
     periods = pd.DataFrame(
         {
@@ -129,35 +139,38 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
             "months": pp.months,
             "weight": pp.weight,
             "money_usd": money,
-            "purchase_usd": purchase.sum(axis=1),
-            "transport_usd": transport.sum(axis=1),
-            "spent_usd": spend,
-            "carried_usd": carried,
-            "value": v.sum(axis=1),
+            "purchase_usd": mean(purchase.sum(axis=2)),
+            "transport_usd": mean(transport.sum(axis=2)),
+            "spent_usd": mean(spend),
+            "carried_usd": mean(carried),
+            "value": mean(v.sum(axis=2)),
             "lambda": lam_t,
         }
     )
-    schedule = pd.DataFrame(
-        {
-            "period": np.repeat(list(pp.names), n),
-            "source": np.tile(s["source"].to_numpy(str), T),
-            "hours": y.ravel(),
-            "purchase_usd": purchase.ravel(),
-            "transport_usd": transport.ravel(),
-            "effective_hours": e.ravel(),
-            "value": v.ravel(),
-        }
-    )
-    slope = np.asarray(derivative(e, curve[None, :], k[None, :], shape[None, :]), dtype=float)
-    gain = (pp.weight[:, None] * slope * pp.quality[None, :] * pp.age[0]).sum(axis=0)
+    columns = {
+        "period": np.tile(np.repeat(list(pp.names), n), K),
+        "source": np.tile(s["source"].to_numpy(str), K * T),
+        "hours": y.ravel(),
+        "purchase_usd": purchase.ravel(),
+        "transport_usd": transport.ravel(),
+        "effective_hours": e.ravel(),
+        "value": v.ravel(),
+    }
+    if K > 1:
+        columns = {"scenario": np.repeat(list(pp.scenario_names), T * n),
+                   "probability": np.repeat(prob, T * n)} | columns  # fmt: skip
+    schedule = pd.DataFrame(columns)
+    slope = np.asarray(derivative(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
+    gain = mean((pp.weight[None, :, None] * slope * pp.qualities[:, None, :] * pp.age[0][None]).sum(axis=1))
     first_cost = pp.price[0] + T * pp.bill
     with np.errstate(divide="ignore", invalid="ignore"):
         per_usd = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), np.inf)
     totals = plan.sources.copy()
-    totals["purchase_usd"] = purchase.sum(axis=0)
-    totals["transport_usd"] = transport.sum(axis=0)
-    totals["effective_hours"] = e[-1]
-    totals["value"] = pp.weight @ v
+    totals["hours"] = mean(y.sum(axis=1))
+    totals["purchase_usd"] = mean(purchase.sum(axis=1))
+    totals["transport_usd"] = mean(transport.sum(axis=1))
+    totals["effective_hours"] = mean(e[:, -1])
+    totals["value"] = mean(np.einsum("t,kts->ks", pp.weight, v))
     totals["marginal_value_per_usd"] = per_usd
     totals["marginal_value_per_usd_price_only"] = per_usd
     capacities = _capacities(pp, bought_by, shadow, lam)
@@ -167,13 +180,22 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
         shadow_prices=shadow,
         sources=totals,
         capacities=capacities,
-        spent_usd=float(spend.sum()),
-        purchase_usd=float(purchase.sum()),
-        transport_usd=float(transport.sum()),
+        spent_usd=float(mean(spend).sum()),
+        purchase_usd=float(mean(purchase.sum(axis=2)).sum()),
+        transport_usd=float(mean(transport.sum(axis=2)).sum()),
         periods=periods,
         schedule=schedule,
         shadow_prices_by_period=by_period,
     )
+
+
+def hours_by_period(schedule: pd.DataFrame) -> pd.DataFrame:
+    """Hours bought of each source (rows) in each period (columns) [h]: with scenarios, their
+    expectation (the first period's are the same in every scenario)."""
+    if "scenario" in schedule:
+        weighted = schedule.assign(hours=schedule["hours"] * schedule["probability"])
+        return weighted.pivot_table(index="source", columns="period", values="hours", aggfunc="sum", sort=False)
+    return schedule.pivot(index="source", columns="period", values="hours")
 
 
 def single_period_plan(pp: PeriodProblem, plan: Plan) -> Plan:
@@ -196,7 +218,7 @@ def _capacities(pp: PeriodProblem, bought_by: np.ndarray, shadow: dict[str, floa
     pricing = lam > 0 and math.isfinite(lam)
     for name, (_col, unit) in CAPACITIES.items():
         use = p.usage(name)
-        used = (bought_by + p.held[None, :]) @ use
+        used = ((bought_by + p.held[None, None, :]) @ use).max(axis=0)  # the most any scenario uses
         limit = pp.capacity[name]
         with np.errstate(invalid="ignore"):
             room = np.where(np.isfinite(limit), (limit - used) / np.maximum(1.0, np.abs(limit)), np.inf)

@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import Reason, SolveError, invalid
 from ..ledger.periods import PERIOD_CAPACITIES, Periods
 from .problem import CAPACITIES, Problem
+from .scenarios import ScenarioProblem
 from .value import shelf_life_factor
 
 
@@ -86,6 +87,16 @@ class PeriodProblem:
         ``φ[τ, t, s]`` of :func:`age_factors` [1].
     carry : bool
         Unspent money carries over to the next period.
+    scenario_names : tuple of str
+        With scenarios (:func:`with_scenarios`), their names; one scenario, the ledger's, without.
+    probability : numpy.ndarray or None
+        Probability of each scenario [1]; None: one scenario.
+    scenario_quality, scenario_scale : numpy.ndarray or None
+        ρσ [1] and the saturation scale [effective h] of each source in each scenario
+        (scenarios × sources); None: the ledger's.
+    scenario_price : numpy.ndarray or None
+        Price of each source in each scenario and period (scenarios × periods × sources) [$/h];
+        None: :attr:`price` in every scenario.
     """
 
     base: Problem
@@ -98,6 +109,11 @@ class PeriodProblem:
     capacity: dict[str, np.ndarray]
     age: np.ndarray
     carry: bool = True
+    scenario_names: tuple[str, ...] = ("ledger",)
+    probability: np.ndarray | None = None
+    scenario_quality: np.ndarray | None = None
+    scenario_scale: np.ndarray | None = None
+    scenario_price: np.ndarray | None = None
 
     # The attributes the refinement reads of every formulation.
     risk_weight = 0.0
@@ -105,9 +121,46 @@ class PeriodProblem:
     certain = False
 
     @property
-    def count(self) -> int:
-        """Number of periods (each run is a block of curves)."""
+    def periods(self) -> int:
+        """Number of periods, T."""
         return len(self.names)
+
+    @property
+    def scenarios(self) -> int:
+        """Number of scenarios, K (1 without)."""
+        return len(self.scenario_names)
+
+    @property
+    def count(self) -> int:
+        """Number of runs over all scenarios, K T: each (scenario, period) run is a block of
+        curves, ``b = ω T + t``."""
+        return self.scenarios * self.periods
+
+    @property
+    def chance(self) -> np.ndarray:
+        """Probability of each scenario [1]."""
+        return np.ones(1) if self.probability is None else self.probability
+
+    @property
+    def qualities(self) -> np.ndarray:
+        """ρσ of each source in each scenario (scenarios × sources) [1]."""
+        return self.quality[None, :] if self.scenario_quality is None else self.scenario_quality
+
+    @property
+    def scales(self) -> np.ndarray:
+        """Saturation scale of each source in each scenario (scenarios × sources) [effective h]."""
+        k = self.base.column("saturation_hours")
+        return k[None, :] if self.scenario_scale is None else self.scenario_scale
+
+    @property
+    def prices(self) -> np.ndarray:
+        """Price of each source in each scenario and period (scenarios × periods × sources) [$/h]."""
+        return self.price[None, :, :] if self.scenario_price is None else self.scenario_price
+
+    @property
+    def block_weight(self) -> np.ndarray:
+        """Weight of each run's value in the objective, π_ω w_t, per block ``b = ω T + t`` [1]."""
+        return (self.chance[:, None] * self.weight[None, :]).ravel()
 
     @property
     def n(self) -> int:
@@ -130,21 +183,23 @@ class PeriodProblem:
         return float(self.base.budget or 0.0) * self.share
 
     def objective(self, run_values: np.ndarray) -> float:
-        """The plan's value: the weighted sum of the runs' values [own-hour equivalents]."""
-        return float(self.weight @ np.asarray(run_values, dtype=float))
+        """The plan's value: the weighted sum of the runs' values, per block (expected over the
+        scenarios) [own-hour equivalents]."""
+        return float(self.block_weight @ np.asarray(run_values, dtype=float))
 
     def with_base(self, problem: Problem) -> PeriodProblem:
         """Not offered: prices by period are the periods file's (a sweep rebuilds)."""
         raise invalid("reprice", "periods", "a plan over periods is priced by its periods file: re-read it to reprice")
 
-    def spend_matrix(self) -> np.ndarray:
-        """Money of period ``t`` spent by one hour bought in period ``τ``, ``[t, τ, s]`` [$/h]:
-        its price in ``τ`` when ``t = τ`` plus its bill at run ``t`` when ``τ ≤ t``."""
-        T, n = self.count, self.n
+    def spend_matrix(self, scenario: int = 0) -> np.ndarray:
+        """Money of period ``t`` spent by one hour bought in period ``τ``, ``[t, τ, s]`` [$/h], in
+        a scenario: its price in ``τ`` when ``t = τ`` plus its bill at run ``t`` when ``τ ≤ t``."""
+        T, n = self.periods, self.n
+        price = self.prices[scenario]
         out = np.zeros((T, T, n))
         for t in range(T):
             out[t, : t + 1, :] += self.bill[None, :]
-            out[t, t, :] += self.price[t]
+            out[t, t, :] += price[t]
         return out
 
 
@@ -206,7 +261,7 @@ def single_period(pp: PeriodProblem) -> Problem:
     availability and capacities, and the shelf-life factor over its months (with the cluster's
     horizon as its length, the ledger's problem itself)."""
     if pp.count != 1:
-        raise invalid("periods", pp.count, "a single-period problem has one period")
+        raise invalid("periods", pp.count, "a single-period problem has one period and no scenarios")
     p = pp.base
     s = p.sources.copy()
     s["price_usd_per_hour"] = pp.price[0]
@@ -216,3 +271,37 @@ def single_period(pp: PeriodProblem) -> Problem:
     s["rate"] = pp.quality * phi
     capacity = {name: float(limit[0]) for name, limit in pp.capacity.items()}
     return replace(p, sources=s, capacity=capacity)
+
+
+def with_scenarios(pp: PeriodProblem, sp: ScenarioProblem) -> PeriodProblem:
+    """The periods under scenarios: the first period's purchases are one decision for all
+    scenarios, later periods' may differ by scenario. A scenario's exchange rates, survivals
+    and saturation scales hold at every run; its prices are those of hours bought after the
+    first period (each period's price scaled by the scenario's price over the ledger's).
+    The objective is the expected value.
+
+    Raises
+    ------
+    InputError
+        A risk weight above 0 or a recourse price: plans over periods maximise the expected value
+        and buy later in their own periods.
+    """
+    if sp.risk_weight > 0:
+        raise invalid("risk_weight", sp.risk_weight, "a plan over periods maximises the expected value: 0")
+    if sp.recourse_price_x is not None:
+        raise invalid("recourse_price_x", sp.recourse_price_x, "over periods, later hours are bought in later periods")
+    base_price = pp.base.column("price_usd_per_hour")
+    ledger_price = sp.base.column("price_usd_per_hour")
+    later = sp.later_cost - sp.base.column("transport_usd_per_hour")[None, :]  # the scenarios' prices
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(ledger_price[None, :] > 0, later / np.where(ledger_price > 0, ledger_price, 1.0)[None, :], 1.0)
+    prices = np.repeat(pp.price[None, :, :], sp.count, axis=0)
+    zero = ledger_price[None, :] == 0
+    prices[:, 1:, :] = np.where(zero[:, None, :], later[:, None, :], prices[:, 1:, :] * scale[:, None, :])
+    del base_price
+    phi = sp.base.column("shelf_life_factor")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quality = np.where(phi[None, :] > 0, sp.rate / np.where(phi > 0, phi, 1.0)[None, :], 0.0)
+    return replace(pp, scenario_names=sp.names, probability=np.asarray(sp.probability, dtype=float),
+                   scenario_quality=quality, scenario_scale=np.asarray(sp.saturation_hours, dtype=float),
+                   scenario_price=prices)  # fmt: skip

@@ -98,7 +98,7 @@ class Program:
         #: A one-period problem, solved as today's program (:func:`procure.program.periods.single_period`)
         #: and read out over its period.
         self.single: PeriodProblem | None = None
-        if isinstance(problem, PeriodProblem) and problem.count == 1:
+        if isinstance(problem, PeriodProblem) and problem.count == 1 and problem.scenario_quality is None:
             self.single, problem = problem, single_period(problem)
         self.formulation: Formulation = (
             problem if isinstance(problem, ScenarioProblem | PeriodProblem) else one_scenario(problem)

@@ -45,7 +45,7 @@ def most_money(program: Solving) -> float:
     if isinstance(f, PeriodProblem):
         # Every hour at its dearest price with its bill at every run, and the money arriving
         # in the smallest share of any period that brings some.
-        dearest = f.price.max(axis=0) + f.count * f.bill
+        dearest = f.prices.max(axis=(0, 1)) + f.periods * f.bill
         total = float(np.sum(np.where(finite, dearest * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
         return total / float(f.share[f.share > 0].min())
     return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))

@@ -96,8 +96,16 @@ BAD = [
     (HEADER + "Q1,0,1000\n", None, "line 2: months = '0'"),
     (HEADER + "Q1,3,-5\n", None, "line 2: money_usd = '-5'"),
     (HEADER + "Q1,3,1000\nQ1,3,1000\n", None, "line 3: period = 'Q1' is named twice (first on line 2)"),
-    ("period,months,money_usd,start_month\nQ1,3,1000,0\nQ2,3,1000,6\n", None, "line 3: start_month = 6 is out of order"),
-    (HEADER + "Q1,3,1000\n", "period,source,price_usd_per_hour\nQ1,twn,3\n", "source = 'twn' is not a source of the ledger (did you mean 'twin'?)"),
+    (
+        "period,months,money_usd,start_month\nQ1,3,1000,0\nQ2,3,1000,6\n",
+        None,
+        "line 3: start_month = 6 is out of order",
+    ),
+    (
+        HEADER + "Q1,3,1000\n",
+        "period,source,price_usd_per_hour\nQ1,twn,3\n",
+        "source = 'twn' is not a source of the ledger (did you mean 'twin'?)",
+    ),
     (HEADER + "Q1,3,1000\n", "period,source,price_usd_per_hour\nQ9,twin,3\n", "period = 'Q9' is not a period"),
     (HEADER + "Q1,3,1000\n", "period,source,available_hours\nQ1,twin,-1\n", "line 2: available_hours = '-1'"),
     ("period,months,money_usd,storage_gb\nQ1,3,1000,1\n", None, "in period 'Q1' the hours already held need"),
@@ -111,7 +119,7 @@ BAD = [
 def test_bad_periods_give_one_line_and_exit_2(tmp_path, capsys, text, sources, message):
     path = write(tmp_path, text, sources)
     out_json = tmp_path / "plan.json"
-    code, out, err = run(["solve", "--periods", str(path), "--json", str(out_json)], capsys)
+    code, _out, err = run(["solve", "--periods", str(path), "--json", str(out_json)], capsys)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("procure: error: "), err
@@ -125,13 +133,31 @@ def test_bad_periods_give_one_line_and_exit_2(tmp_path, capsys, text, sources, m
     [
         (["--now"], "--now needs periods"),
         (["--no-carry"], "--no-carry needs periods"),
-        (["--samples", "5"], "a plan over periods is made without scenarios"),
+        (["--samples", "5", "--risk-weight", "0.5"], "a plan over periods maximises the expected value"),
+        (["--samples", "5", "--workers", "2"], "a plan over periods under scenarios is one program"),
         (["--ranging", "--budget", "1000"], "--ranging is for a plan at one time"),
     ],
 )
 def test_options_that_need_or_refuse_periods(tmp_path, capsys, args, message):
     path = write(tmp_path, QUARTERS)
     extra = [] if args[0] in ("--now", "--no-carry") else ["--periods", str(path)]
-    code, _out, err = run(["solve", *extra, *args, *([] if "--budget" in args or extra else ["--budget", "1000"])], capsys)
+    code, _out, err = run(
+        ["solve", *extra, *args, *([] if "--budget" in args or extra else ["--budget", "1000"])], capsys
+    )
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_periods_under_sampled_scenarios(tmp_path, capsys):
+    path = write(tmp_path, QUARTERS)
+    code, out, err = run(["solve", "--periods", str(path), "--samples", "6", "--json", "-"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    rows = data["schedule"]
+    assert {r["scenario"] for r in rows} == {f"s{k}" for k in range(1, 7)} or len({r["scenario"] for r in rows}) == 6
+    first = {}
+    for r in rows:
+        if r["period"] == "Q1":
+            first.setdefault(r["source"], set()).add(round(r["hours"], 6))
+    assert all(len(hours) == 1 for hours in first.values())  # one decision now
+    assert sum(r["probability"] for r in rows if r["period"] == "Q1" and r["source"] == "own") == pytest.approx(1)

@@ -203,3 +203,85 @@ def test_the_program_is_one_model_with_a_period_axis():
     assert solve_problem(period_problem(from_ledger(ledger, budget=100_000), spec)).value == pytest.approx(
         program.last.refined.value if program.last else math.nan, rel=1e-9
     )
+
+
+def _scenarios(ledger, K: int, seed: int):
+    from procure.ledger.scenarios import Scenarios
+
+    rng = np.random.default_rng(seed)
+    s = ledger.sources
+    n = len(s)
+    values = {
+        "exchange_rate": s["exchange_rate"].to_numpy(float)[None, :] * rng.uniform(0.5, 1.5, (K, n)),
+        "survival": np.minimum(1.0, s["survival"].to_numpy(float)[None, :] * rng.uniform(0.7, 1.2, (K, n))),
+        "saturation_hours": s["saturation_hours"].to_numpy(float)[None, :] * rng.uniform(0.5, 2.0, (K, n)),
+        "price_usd_per_hour": s["price_usd_per_hour"].to_numpy(float)[None, :] * rng.uniform(0.7, 1.3, (K, n)),
+    }
+    prob = rng.dirichlet(np.ones(K))
+    return Scenarios(tuple(f"w{k}" for k in range(K)), prob, values, "test")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_periods_under_scenarios_agree_with_an_independent_bracket(seed):
+    from period_oracle import bracket_scenarios
+
+    from procure.program.periods import with_scenarios
+    from procure.program.scenarios import scenario_problem
+
+    ledger, problem, periods, carry = _random_case(seed)
+    K = 2 + seed % 3
+    found = _scenarios(ledger, K, seed)
+    plan = procure.solve(ledger, periods=periods, carry=carry, scenarios=found)
+    pp = with_scenarios(period_problem(problem, periods, carry=carry), scenario_problem(problem, found))
+    cases = []
+    for k in range(K):
+        c = case_of(problem, periods, carry)
+        c.quality, c.k, c.price = pp.qualities[k], pp.scales[k], pp.prices[k]
+        cases.append(c)
+    lower, upper, _y = bracket_scenarios(cases, pp.chance)
+    assert plan.value <= upper * (1 + 1e-9) + 1e-9
+    assert plan.value >= lower * (1 - 2 * TOL) - 1e-9
+    # The first period is one decision; the later ones may differ by scenario.
+    sch = plan.schedule
+    T, n = periods.count, len(ledger.sources)
+    y = sch["hours"].to_numpy().reshape(K, T, n)
+    np.testing.assert_allclose(y[:, 0, :], np.broadcast_to(y[0, 0, :], (K, n)), rtol=1e-9, atol=1e-7)
+    assert list(sch["scenario"].unique()) == list(found.names)
+    # Each scenario's money and capacity rows hold.
+    for k in range(K):
+        money = pp.money
+        spend = (pp.prices[k] * y[k]).sum(axis=1) + np.cumsum(y[k], axis=0) @ pp.bill
+        spend[0] += problem.column("fixed_fee_usd") @ (y[k].sum(axis=0) > 1e-6)
+        left = np.cumsum(money) - np.cumsum(spend) if carry else money - spend
+        assert (left >= -1e-6 * max(1.0, money.sum())).all()
+
+
+def test_one_scenario_of_the_ledger_is_the_plan_without_scenarios():
+    from procure.ledger.scenarios import UNCERTAIN_COLUMNS, Scenarios
+
+    ledger = load_ledger()
+    n = len(ledger.sources)
+    spec = periods_of(n, [3, 3, 3, 3], [25_000] * 4)
+    values = {c: ledger.sources[c].to_numpy(float)[None, :] for c in UNCERTAIN_COLUMNS}
+    same = Scenarios(("ledger",), np.ones(1), values, "test")
+    plain = procure.solve(periods=spec)
+    under = procure.solve(periods=spec, scenarios=same)
+    assert under.value == pytest.approx(plain.value, rel=2 * TOL)
+    np.testing.assert_allclose(under.sources["hours"], plain.sources["hours"], rtol=0.05, atol=1.0)
+
+
+def test_knowing_the_scenario_is_worth_at_least_as_much():
+    """The plan that buys the first period for all scenarios is worth no more than each
+    scenario planned alone, weighed by its probability (wait and see)."""
+    from procure.ledger.scenarios import Scenarios
+
+    ledger = load_ledger()
+    n = len(ledger.sources)
+    spec = periods_of(n, [3, 3, 3, 3], [25_000] * 4)
+    found = _scenarios(ledger, 3, 7)
+    together = procure.solve(periods=spec, scenarios=found)
+    alone = 0.0
+    for k in range(3):
+        one = Scenarios((found.names[k],), np.ones(1), {c: v[k : k + 1] for c, v in found.values.items()}, "test")
+        alone += found.probability[k] * procure.solve(periods=spec, scenarios=one).value_upper_bound
+    assert together.value <= alone * (1 + 1e-9)
