@@ -30,6 +30,7 @@ from .install import version as _version
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .analyses.fit import Fit, fit
     from .analyses.rank import rank
     from .analyses.sensitivity import byte_price_range, sweep
     from .analyses.solving import ScenarioPlan
@@ -59,12 +60,15 @@ _LAZY = {
     "from_ledger": "program",
     "ScenarioPlan": "analyses.solving",
     "rank": "analyses.rank",
+    "fit": "analyses.fit",
+    "Fit": "analyses.fit",
     "sweep": "analyses.sensitivity",
     "byte_price_range": "analyses.sensitivity",
 }
 
 __all__ = [
     "Cluster",
+    "Fit",
     "InputError",
     "Ledger",
     "LedgerError",
@@ -81,6 +85,7 @@ __all__ = [
     "byte_price_range",
     "cluster_with",
     "configure",
+    "fit",
     "from_ledger",
     "load_ledger",
     "load_model_card",
@@ -97,6 +102,8 @@ def solve(
     *,
     budget: float | None = None,
     target: float | None = None,
+    periods: Path | str | None = None,
+    carry: bool = True,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Scenarios | Path | str | None = None,
@@ -129,6 +136,14 @@ def solve(
         ``target``.
     target : float, optional
         Value to reach at the least money [own-hour equivalents] (no scenarios).
+    periods : path, optional
+        A periods file (``periods.csv``, read with ``period_sources.csv`` beside it) for a plan
+        over time: what to buy in each period (:mod:`procure.program.periods`); default: the
+        ledger folder's ``periods.csv``, if it has one. Without ``budget`` or ``target`` the
+        budget is the money the periods bring; with ``budget``, it is split by their shares.
+    carry : bool, default True
+        Over periods, unspent money carries over to the next period (False: spent in its
+        period or lost).
     held : mapping of str to float, optional
         Hours already held, by source, replacing the ledger's ``held_hours`` [h].
     max_share : mapping of str to float, optional
@@ -184,8 +199,9 @@ def solve(
     """
     from .analyses.solving import solve as solve_request
 
-    return solve_request(ledger, budget=budget, target=target, held=held, max_share=max_share, scenarios=scenarios,
-                         samples=samples, seed=seed, risk_weight=risk_weight, risk_alpha=risk_alpha,
+    return solve_request(ledger, budget=budget, target=target, periods=periods, carry=carry, held=held,
+                         max_share=max_share, scenarios=scenarios, samples=samples, seed=seed,
+                      risk_weight=risk_weight, risk_alpha=risk_alpha,
                          recourse_price_x=recourse_price_x, byte_price_x=byte_price_x, tolerance=tolerance,
                          time_limit=time_limit, evpi=evpi, scheduler=scheduler, workers=workers,
                          progress=progress)  # fmt: skip

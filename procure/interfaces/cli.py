@@ -1,4 +1,4 @@
-"""The command line: ``procure bill | simulate | solve | rank | sensitivity | calibrate | import | init | app``.
+"""The command line: ``procure bill | simulate | solve | rank | sensitivity | calibrate | import | init | app | fit``.
 
 This module is the ``procure`` group and its entry point, :func:`main`; the commands are in
 :mod:`procure.interfaces.commands`, their tables in :mod:`procure.interfaces.render`. Library
@@ -18,6 +18,7 @@ from ..errors import ProcureError
 from .commands.analyses import rank_command, sensitivity_command
 from .commands.app import app_command
 from .commands.data import calibrate_command, import_group
+from .commands.fit import fit_command
 from .commands.init import init_command
 from .commands.pipeline import bill_command, simulate_command
 from .commands.plan import solve_command
@@ -56,7 +57,7 @@ def app() -> None:
 
 
 for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, app_command,
-                 calibrate_command, import_group, init_command):  # fmt: skip
+                 calibrate_command, import_group, init_command, fit_command):  # fmt: skip
     app.add_command(_command)
 
 

@@ -104,7 +104,7 @@ class Ledger:
 
 
 #: The files of a ledger folder a command reads.
-LEDGER_FILES = ("sources.csv", "cluster.toml", "scenarios.csv")
+LEDGER_FILES = ("sources.csv", "cluster.toml", "scenarios.csv", "periods.csv", "period_sources.csv", "runs.csv")
 
 
 def ledger_files(directory: Path | str | None = None, models: Path | None = None) -> list[Path]:
