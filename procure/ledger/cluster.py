@@ -76,6 +76,10 @@ class Cluster:
     horizon_months: float
     storage_gb: float = math.inf
     decode_core_hours: float = math.inf
+    encode_fps_1080p: float = CLUSTER_FIELDS["decode"]["encode_fps_1080p"].default
+    rent_accelerator_hours: float = CLUSTER_FIELDS["capacity"]["rent_accelerator_hours"].default
+    rent_core_hours: float = CLUSTER_FIELDS["capacity"]["rent_core_hours"].default
+    rent_storage_gb: float = CLUSTER_FIELDS["capacity"]["rent_storage_gb"].default
 
     @property
     def accelerator_hours_capacity(self) -> float:
@@ -194,4 +198,8 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
         horizon_months=values["horizon_months"],
         storage_gb=values["storage_gb"] if values["storage_gb"] is not None else math.inf,
         decode_core_hours=(values["decode_core_hours"] if values["decode_core_hours"] is not None else math.inf),
+        encode_fps_1080p=values["encode_fps_1080p"],
+        rent_accelerator_hours=values["rent_accelerator_hours"],
+        rent_core_hours=values["rent_core_hours"],
+        rent_storage_gb=values["rent_storage_gb"],
     )

@@ -93,6 +93,22 @@ SOURCE_COLUMNS: dict[str, Range] = {
             doc="one core's 1080p-equivalent decode rate for this source's video",
         ),
         Range("stored", "", "video", kind="choice", choices=STORED_MODES, doc="how frames are kept"),
+        Range(
+            "formats",
+            "",
+            "",
+            kind="text",
+            blank="as recorded only",
+            doc="formats the program may keep it in, joined by +: recorded, model_side, decoded",
+        ),
+        Range(
+            "split_formats",
+            "",
+            "no",
+            kind="choice",
+            choices=("no", "yes"),
+            doc="yes: its hours may be split across its formats",
+        ),
         Range("read", "", "order", kind="choice", choices=READ_MODES, doc="how frames are read"),
         Range("exchange_rate", "own-hours per hour", 1.0, low=0.0, high=1_000, doc="ρ"),
         Range("survival", "1", 1.0, low=0.0, high=1.0, doc="σ, share surviving filtering"),
@@ -179,6 +195,14 @@ CLUSTER_FIELDS: dict[str, dict[str, Range]] = {
         _number("link_bytes_per_s", "B/s", 1.5e9, "read bandwidth per accelerator (the lesson's)", high=1e13),
         _number("gop", "frames", 30, "frames between keyframes (the lesson's)", low=1, low_open=False, high=100_000),
         _number("decoded_bytes_per_pixel", "B/px", 1.5, "decoded YUV 4:2:0 pixel", high=64),
+        _number(
+            "encode_fps_1080p",
+            "frames/s",
+            25.0,
+            "one core's 1080p H.264 encode rate, re-encoding a source (assumed: x264 medium; measure it "
+            "with procure calibrate --encode)",
+            high=1e6,
+        ),
     ),
     "prices": _table(
         _number("accelerator_usd_per_hour", "$/h", 2.50, "accelerator-hour", low_open=False, high=1e4),
@@ -200,6 +224,12 @@ CLUSTER_FIELDS: dict[str, dict[str, Range]] = {
             "decode core-hours in the window (blank = cores × count × window)",
             high=1e15,
         ),
+        _number("rent_accelerator_hours", "accelerator-h", 0.0, "most accelerator-hours the plan may rent, at "
+                "accelerator_usd_per_hour", low_open=False, high=1e15),  # fmt: skip
+        _number("rent_core_hours", "core-h", 0.0, "most decode core-hours the plan may rent, at core_usd_per_hour",
+                low_open=False, high=1e15),  # fmt: skip
+        _number("rent_storage_gb", "GB", 0.0, "most storage the plan may rent, at storage_usd_per_gb_month over "
+                "the window", low_open=False, high=1e15),  # fmt: skip
     ),
 }
 
