@@ -17,7 +17,7 @@ rules (:mod:`procure.analyses.solving`).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,9 @@ def solve(
     target: float | None = None,
     periods: Path | str | None = None,
     carry: bool = True,
+    formats: Sequence[str] | None = None,
+    cores_choices: Sequence[float] | None = None,
+    rent: Mapping[str, float] | None = None,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Scenarios | Path | str | None = None,
@@ -144,6 +147,15 @@ def solve(
     carry : bool, default True
         Over periods, unspent money carries over to the next period (False: spent in its
         period or lost).
+    formats : sequence of str, optional
+        Formats every source may be kept in, for the program to choose among: ``recorded``,
+        ``model_side`` (re-encoded at the model's input side), ``decoded``; default: each
+        source's ``formats`` column (:mod:`procure.program.infrastructure`).
+    cores_choices : sequence of float, optional
+        Cores-per-accelerator counts the program chooses one of for the cluster [cores].
+    rent : mapping of str to float, optional
+        Most capacity the plan may rent at its price, by capacity (``accelerator_hours``,
+        ``core_hours``, ``storage_gb``) [its unit]; default: the cluster's ``rent_*`` keys.
     held : mapping of str to float, optional
         Hours already held, by source, replacing the ledger's ``held_hours`` [h].
     max_share : mapping of str to float, optional
@@ -199,7 +211,8 @@ def solve(
     """
     from .analyses.solving import solve as solve_request
 
-    return solve_request(ledger, budget=budget, target=target, periods=periods, carry=carry, held=held,
+    return solve_request(ledger, budget=budget, target=target, periods=periods, carry=carry, formats=formats,
+                         cores_choices=cores_choices, rent=rent, held=held,
                          max_share=max_share, scenarios=scenarios, samples=samples, seed=seed,
                       risk_weight=risk_weight, risk_alpha=risk_alpha,
                          recourse_price_x=recourse_price_x, byte_price_x=byte_price_x, tolerance=tolerance,

@@ -23,7 +23,7 @@ problem (:func:`prepare`) are outside the limit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from ..ledger.periods import Periods, ledger_periods, read_periods
 from ..ledger.scenarios import Scenarios, ledger_scenarios
 from ..output import jsonable
 from ..program import Plan, Problem, from_ledger
+from ..program.infrastructure import Infrastructure
 from ..program.periods import PeriodProblem, period_problem, with_scenarios
 from ..program.scenarios import ScenarioProblem, scenario_problem
 from ..program.stochastic import ScenarioPlan
@@ -59,6 +60,9 @@ ARGUMENT_NAMES = {
     "samples": "samples=N",
     "periods": "periods=PATH",
     "carry": "carry=False",
+    "formats": "formats",
+    "cores_choices": "cores_choices",
+    "rent": "rent",
 }
 
 #: Arguments that only a solve under scenarios reads, in the order a message names them.
@@ -130,6 +134,8 @@ class SolveRequest:
         command's options).
     periods : PeriodProblem or None
         The program over periods, when the request has periods (:mod:`procure.program.periods`).
+    options : Infrastructure or None
+        The purchase options, when the request chooses infrastructure (:mod:`procure.analyses.infra`).
     """
 
     problem: Problem
@@ -143,6 +149,7 @@ class SolveRequest:
     time_limit_name: str = ARGUMENT_NAMES["time_limit"]
     evpi_name: str = ARGUMENT_NAMES["evpi"]
     periods: PeriodProblem | None = None
+    options: Infrastructure | None = None
 
     @property
     def task(self) -> str | None:
@@ -178,9 +185,18 @@ class SolveRequest:
         from ..program import solve as program  # the solver, looked up when the solve runs
 
         with out_of_time(deadline, lambda: "before the plan was certified"):
-            asked: Problem | PeriodProblem = self.problem if self.periods is None else self.periods
-            plan = program.solve_problem(asked, tolerance=self.tolerance, time_limit=deadline.time_limit(),
-                                         time_left=deadline.time_limit)  # fmt: skip
+            if self.options is not None:
+                from .infra import solve_infrastructure
+
+                def over(inf: Infrastructure) -> Plan:
+                    return program.solve_problem(inf, tolerance=self.tolerance, time_limit=deadline.time_limit(),
+                                                 time_left=deadline.time_limit)  # fmt: skip
+
+                plan = solve_infrastructure(self.options, over)
+            else:
+                asked: Problem | PeriodProblem = self.problem if self.periods is None else self.periods
+                plan = program.solve_problem(asked, tolerance=self.tolerance, time_limit=deadline.time_limit(),
+                                             time_left=deadline.time_limit)  # fmt: skip
         span = None
         if self.ranging:
             from .sensitivity import byte_price_range
@@ -225,6 +241,9 @@ def prepare(
     target: float | None = None,
     periods: Path | str | Periods | None = None,
     carry: bool = True,
+    formats: Sequence[str] | None = None,
+    cores_choices: Sequence[float] | None = None,
+    rent: Mapping[str, float] | None = None,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Path | str | Scenarios | None = None,
@@ -266,6 +285,14 @@ def prepare(
     carry : bool, default True
         Over periods, unspent money carries over to the next period; False: each period's
         money is spent in it or lost.
+    formats : sequence of str, optional
+        Formats every source may be kept in (``recorded``, ``model_side``, ``decoded``); default:
+        each source's ``formats`` column (blank: as recorded).
+    cores_choices : sequence of float, optional
+        Cores-per-accelerator counts the program chooses one of for the cluster.
+    rent : mapping of str to float, optional
+        Most capacity the plan may rent, by capacity (``accelerator_hours``, ``core_hours``,
+        ``storage_gb``), over the cluster's ``rent_*`` keys.
     names : mapping of str to str, optional
         How messages name the arguments, over :data:`ARGUMENT_NAMES`.
 
@@ -317,6 +344,14 @@ def prepare(
         problem = problem.with_byte_price_x(byte_price_x)
     uncertain = None
     planned = None if over is None else period_problem(problem, over, carry=carry)
+    from .infra import infra_request
+
+    options = infra_request(problem, loaded, formats=formats, cores_choices=cores_choices, rent=rent)
+    if options is not None and (over is not None or found is not None or ranging):
+        raise InputError(
+            f"{name['formats']}, {name['cores_choices']} and {name['rent']} (or a ledger's formats and rent keys) are "
+            "for a plan at one time without scenarios"
+        )
     if found is not None and planned is not None:
         # Over periods, the scenarios are the plan's own axis: one expected-value program.
         sp = scenario_problem(problem, found, risk_alpha=DEFAULT_RISK_ALPHA if risk_alpha is None else risk_alpha,
@@ -334,7 +369,7 @@ def prepare(
         )
     return SolveRequest(problem, uncertain, tolerance=tolerance, time_limit=time_limit, evpi=evpi,
                         scheduler=scheduler, workers=workers, ranging=ranging, time_limit_name=name["time_limit"],
-                        evpi_name=name["evpi"], periods=planned)  # fmt: skip
+                        evpi_name=name["evpi"], periods=planned, options=options)  # fmt: skip
 
 
 def solve(
@@ -344,6 +379,9 @@ def solve(
     target: float | None = None,
     periods: Path | str | Periods | None = None,
     carry: bool = True,
+    formats: Sequence[str] | None = None,
+    cores_choices: Sequence[float] | None = None,
+    rent: Mapping[str, float] | None = None,
     held: Mapping[str, float] | None = None,
     max_share: Mapping[str, float] | None = None,
     scenarios: Path | str | Scenarios | None = None,
@@ -362,7 +400,8 @@ def solve(
 ) -> Plan | ScenarioPlan:
     """What to buy next: the certified plan for a ledger and a budget (or a target), under
     scenarios when there are any. :func:`procure.solve` documents the arguments."""
-    request = prepare(ledger, budget=budget, target=target, periods=periods, carry=carry, held=held,
+    request = prepare(ledger, budget=budget, target=target, periods=periods, carry=carry, formats=formats,
+                      cores_choices=cores_choices, rent=rent, held=held,
                       max_share=max_share, scenarios=scenarios, samples=samples, seed=seed,
                       risk_weight=risk_weight, risk_alpha=risk_alpha,
                       recourse_price_x=recourse_price_x, byte_price_x=byte_price_x, tolerance=tolerance,

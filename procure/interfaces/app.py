@@ -91,6 +91,9 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
         except ProcureError:
             return  # the page said why
         key = str(session.id)
+        import dataclasses
+
+        ledger = dataclasses.replace(ledger, sources=ledger.sources.copy())
         live.add(key)
         jobs: list[Latest] = pipeline.server(input, output, ledger, work)
         plan_jobs, asked = plan.server(input, output, ledger, token, work, key)

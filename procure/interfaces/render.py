@@ -238,9 +238,11 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
     certified = f"(gap {n['gap']}, certified within {n['tolerance']})."
     if plan.mode == "target":
         console.print(f"No plan that reaches the target costs less than {n['money_lower_bound']} {certified}")
+    rent = sum(plan.infrastructure["rent_usd"].values()) if plan.infrastructure is not None else 0.0
     console.print(
-        f"All in: {n['spent_usd']} = purchase {n['purchase_usd']} + transport "
-        f"{n['transport_usd']} ({n['transport_share']} of the money goes to moving the hours)."
+        f"All in: {n['spent_usd']} = purchase {n['purchase_usd']} + transport {n['transport_usd']}"
+        + (f" + rented capacity {money(rent)}" if rent > 0 else "")
+        + f" ({n['transport_share']} of the money goes to moving the hours)."
     )
     console.print(
         f"Value {n['value']} own-hour equivalents; no plan is worth more than {n['value_upper_bound']} {certified}"
@@ -381,3 +383,14 @@ def print_now(console: Console, plan: Plan) -> None:
                     ["left", *PERIOD_JUSTIFY])  # fmt: skip
     for note in plan.notes:
         console.print(Text(f"note: {visible(note)}"))
+
+
+def print_infrastructure(console: Console, plan: Plan) -> None:
+    """The formats each source could be kept in and which the plan chose, the cores and the rent."""
+    from .infra_tables import format_rows, infrastructure_lines
+
+    rows = format_rows(plan)
+    right: list[Justify] = ["right"] * (len(rows.headings) - 2)
+    print_table(console, "Formats: what keeping each hour costs and uses", rows, ["left", "left", *right], keys=2)
+    for line in infrastructure_lines(plan):
+        console.print(Text(line))

@@ -219,9 +219,10 @@ def plan_rows(plan: Plan, *, every_row: bool = False) -> Rows:
         else s.loc[(s["purchase_usd"] + s["transport_usd"]).sort_values(ascending=False).index[:TABLE_ROWS]]
     )
     cells = [
-        (visible(r["source"]), number(r["hours"]), number(r["held_hours"]), number(r["purchase_usd"], 2),
-         number(r["transport_usd"], 2), number(r["effective_hours"]), number(r["value"], 1),
-         f"{r['marginal_value_per_usd']:.3g}", POSITIONS[r["position"]])
+        (visible(r["source"]) + (f" ({r['format']})" if "format" in s else ""), number(r["hours"]),
+         number(r["held_hours"]), number(r["purchase_usd"], 2), number(r["transport_usd"], 2),
+         number(r["effective_hours"]), number(r["value"], 1), f"{r['marginal_value_per_usd']:.3g}",
+         POSITIONS[r["position"]])
         for _, r in shown.iterrows()
     ]  # fmt: skip
     total = ("total", number(s["hours"].sum()), number(s["held_hours"].sum()), number(plan.purchase_usd, 2),

@@ -224,12 +224,30 @@ CLUSTER_FIELDS: dict[str, dict[str, Range]] = {
             "decode core-hours in the window (blank = cores × count × window)",
             high=1e15,
         ),
-        _number("rent_accelerator_hours", "accelerator-h", 0.0, "most accelerator-hours the plan may rent, at "
-                "accelerator_usd_per_hour", low_open=False, high=1e15),  # fmt: skip
-        _number("rent_core_hours", "core-h", 0.0, "most decode core-hours the plan may rent, at core_usd_per_hour",
-                low_open=False, high=1e15),  # fmt: skip
-        _number("rent_storage_gb", "GB", 0.0, "most storage the plan may rent, at storage_usd_per_gb_month over "
-                "the window", low_open=False, high=1e15),  # fmt: skip
+        _number(
+            "rent_accelerator_hours",
+            "accelerator-h",
+            0.0,
+            "most accelerator-hours the plan may rent, at accelerator_usd_per_hour",
+            low_open=False,
+            high=1e15,
+        ),
+        _number(
+            "rent_core_hours",
+            "core-h",
+            0.0,
+            "most decode core-hours the plan may rent, at core_usd_per_hour",
+            low_open=False,
+            high=1e15,
+        ),
+        _number(
+            "rent_storage_gb",
+            "GB",
+            0.0,
+            "most storage the plan may rent, at storage_usd_per_gb_month over the window",
+            low_open=False,
+            high=1e15,
+        ),
     ),
 }
 

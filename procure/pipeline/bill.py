@@ -256,3 +256,24 @@ def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
     f["accelerator_hours"] = accelerator_hours(wall, c["epochs"])
     f["core_hours"] = core_hours(frames, c["g"], c["width"], c["height"], c["core_fps_1080p"], c["epochs"], c["stored"])
     return f
+
+
+def reformat_core_hours(
+    frames: ArrayLike,
+    width: ArrayLike,
+    height: ArrayLike,
+    core_fps_1080p: ArrayLike,
+    new_width: ArrayLike,
+    new_height: ArrayLike,
+    encode_fps_1080p: ArrayLike,
+) -> ArrayLike:
+    """Core-hours of keeping one recorded hour in another format, once [core-h].
+
+    Decoding the recorded stream, ``frames · W·H / (core_fps_1080p · 1920·1080) / 3600``, plus
+    encoding the new one at ``W'·H'`` (0 when it is stored decoded: ``encode_fps_1080p`` inf),
+    ``frames · W'·H' / (encode_fps_1080p · 1920·1080) / 3600``. Both rates are one core's at
+    1080p, scaled by pixels as decoding is (:func:`core_hours`).
+    """
+    decode = frames * width * height / (core_fps_1080p * PIXELS_1080P)
+    encode = frames * new_width * new_height / (encode_fps_1080p * PIXELS_1080P)
+    return (decode + encode) / SECONDS_PER_HOUR

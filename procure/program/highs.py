@@ -118,9 +118,13 @@ class HighsModel:
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
         self.w_cols = np.array([col_of.get(id(v), -1) for v in built.arguments], dtype=np.int64)
         self.z_cols = np.array([col_of.get(id(v), -1) for v in m.z.values()], dtype=np.int64)
-        #: Over periods, the column of each period's purchase of each source, ``y[t, s]``, period-major.
-        self.y_cols = np.array([col_of.get(id(v), -1) for v in m.y.values()] if hasattr(m, "y") else [],
-                               dtype=np.int64)  # fmt: skip
+        #: The columns of the variables of a period or infrastructure axis, by name (``y``, ``q``,
+        #: ``rented``, ``core``, ``keep``), in their index order.
+        self.axis_cols = {
+            name: np.array([col_of.get(id(v), -1) for v in getattr(m, name).values()], dtype=np.int64)
+            for name in ("y", "q", "rented", "core", "keep")
+            if hasattr(m, name)
+        }
         lower = np.array([-INF if v.lb is None else float(v.lb) for v in columns])
         upper = np.array([INF if v.ub is None else float(v.ub) for v in columns])
         self.integer = np.array([v.is_integer() or v.is_binary() for v in columns], dtype=bool)
@@ -287,7 +291,11 @@ class HighsModel:
         """Over periods, the hours bought of each source in each period of each scenario
         (scenarios × periods × sources) [h]."""
         m = self.built.model
-        return self._at(solution.columns, self.y_cols).reshape(len(m.W), len(m.T), len(m.S))
+        return self.values(solution, "y").reshape(len(m.W), len(m.T), len(m.S))
+
+    def values(self, solution: Solution, name: str) -> np.ndarray:
+        """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
+        return self._at(solution.columns, self.axis_cols[name])
 
     def row_duals(self, solution: Solution) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed."""

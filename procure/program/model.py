@@ -36,17 +36,20 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..errors import invalid
+from . import infra_rows
 from .bounds import CurveArrays, curve_arrays, source_arrays
 from .dual import eligible
 from .expected import qualifies
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
+from .infrastructure import Infrastructure
 from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
 from .periods import PeriodProblem
 from .problem import Mode, Problem
 from .scenarios import ScenarioProblem, one_scenario
 
-#: What the model is built from: one problem, scenarios of it, or periods of it.
-Formulation = ScenarioProblem | PeriodProblem
+#: What the model is built from: one problem, scenarios of it, periods of it, or its
+#: infrastructure's purchase options.
+Formulation = ScenarioProblem | PeriodProblem | Infrastructure
 
 #: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
 #: lot is not rounded down by floating-point error [1].
@@ -167,7 +170,7 @@ def _bounds(upper: np.ndarray) -> Callable[[Any, int], tuple[float, float | None
 
 
 def build(
-    formulation: Problem | ScenarioProblem | PeriodProblem,
+    formulation: Problem | Formulation,
     *,
     hill_points: int = DEFAULT_HILL_POINTS,
     hill_breakpoints: Mapping[int, np.ndarray] | None = None,
@@ -214,13 +217,20 @@ def build(
     InputError
         If the problem is not in budget mode.
     """
-    sp = formulation if isinstance(formulation, ScenarioProblem | PeriodProblem) else one_scenario(formulation)
+    sp = (
+        formulation
+        if isinstance(formulation, ScenarioProblem | PeriodProblem | Infrastructure)
+        else (one_scenario(formulation))
+    )
     problem = sp.base
     if problem.mode is not Mode.BUDGET:
         raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
     a = source_arrays(problem)
     periods = sp if isinstance(sp, PeriodProblem) else None
-    c = period_curve_arrays(sp, a) if isinstance(sp, PeriodProblem) else curve_arrays(sp, a)
+    if isinstance(sp, PeriodProblem):
+        c = period_curve_arrays(sp, a)
+    else:
+        c = a if isinstance(sp, Infrastructure) else curve_arrays(sp, a)
     n, count = sp.n, sp.count
     recourse = sp.recourse_price_x is not None
     m = pyo.ConcreteModel(name="procure")
@@ -253,6 +263,12 @@ def build(
         add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
         capacity_names = add_capacity_rows(m, periods, a.held)
         add_mix_rows(m, periods, a.held, arguments)
+    elif isinstance(sp, Infrastructure):
+        infra_rows.add_options(m, sp, a)
+        fee = problem.column("fixed_fee_usd")
+        infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
+        capacity_names = infra_rows.add_capacity_rows(m, sp)
+        _mix_rows(m, sp, problem, a, arguments)
     else:
         assert isinstance(sp, ScenarioProblem)
         _ahead_rows(m, sp)
@@ -353,7 +369,7 @@ def _capacity_rows(
 
 
 def _mix_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any]
+    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any]
 ) -> None:
     """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
     n = sp.n
@@ -374,6 +390,9 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
     """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows;
     over periods, Σ_t w_t Σ_s z_st."""
     n = sp.n
+    if isinstance(sp, Infrastructure):
+        m.objective = pyo.Objective(expr=_linear([1.0] * n, list(m.z.values())), sense=pyo.maximize)
+        return
     if isinstance(sp, PeriodProblem):
         runs = [float(c) for c in np.repeat(sp.block_weight, n)]
         m.objective = pyo.Objective(expr=_linear(runs, list(m.z.values())), sense=pyo.maximize)

@@ -123,6 +123,11 @@ class Plan:
     shadow_prices_by_period : dict or None
         Over periods, by period name, the shadow price of each capacity (and mix bound) at that
         period's run [value per unit].
+    infrastructure : dict or None
+        With formats, cores choices or rented capacity (:mod:`procure.program.infra_plan`):
+        ``cores_per_accelerator`` [cores], ``rented`` and ``rent_usd`` by capacity [its unit,
+        $], ``formats`` (a DataFrame) and, with several counts, ``cores_values`` (the best
+        value at each count [own-hour equivalents]); None otherwise.
     """
 
     mode: Mode
@@ -149,6 +154,7 @@ class Plan:
     periods: pd.DataFrame | None = None
     schedule: pd.DataFrame | None = None
     shadow_prices_by_period: dict[str, dict[str, float]] | None = None
+    infrastructure: dict[str, Any] | None = None
 
     @property
     def lambda_by_period(self) -> dict[str, float] | None:
@@ -180,13 +186,12 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``procure solve`` (the keys README documents first, then more)."""
-        rows = self.sources[
-            [
-                "source", "hours", "purchase_usd", "transport_usd", "effective_hours", "value",
-                "marginal_value_per_usd", "kind", "held_hours", "position",
-                "marginal_value_per_usd_price_only",
-            ]
-        ].to_dict("records")  # fmt: skip
+        columns = [
+            "source", "hours", "purchase_usd", "transport_usd", "effective_hours", "value",
+            "marginal_value_per_usd", "kind", "held_hours", "position", "marginal_value_per_usd_price_only",
+        ]  # fmt: skip
+        columns += [c for c in ("format", "pixels_per_token") if c in self.sources]
+        rows = self.sources[columns].to_dict("records")
         return jsonable(
             {
                 "status": self.status,
@@ -220,6 +225,14 @@ class Plan:
                     "schedule": self.schedule.to_dict("records"),
                     "lambda_by_period": self.lambda_by_period,
                     "shadow_prices_by_period": self.shadow_prices_by_period,
+                }
+            )
+            | (
+                {}
+                if self.infrastructure is None
+                else {
+                    key: (value.to_dict("records") if isinstance(value, pd.DataFrame) else value)
+                    for key, value in self.infrastructure.items()
                 }
             )
         )

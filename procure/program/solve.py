@@ -39,6 +39,8 @@ from .diagnose import diagnose
 from .dual import coupling_rows
 from .forms import DEFAULT_HILL_POINTS, add_cuts
 from .highs import SIMPLEX, HighsModel, Solution
+from .infra_plan import option_spend, read_infra_plan
+from .infrastructure import Infrastructure
 from .model import BuiltModel, Formulation, build
 from .period_plan import budget_dual, period_rows, read_period_plan, single_period_plan
 from .periods import PeriodProblem, single_period
@@ -81,7 +83,7 @@ class Program:
 
     def __init__(
         self,
-        problem: Problem | ScenarioProblem | PeriodProblem,
+        problem: Problem | Formulation,
         *,
         tolerance: float = DEFAULT_TOLERANCE,
         time_limit: float = DEFAULT_TIME_LIMIT,
@@ -101,7 +103,7 @@ class Program:
         if isinstance(problem, PeriodProblem) and problem.count == 1 and problem.scenario_quality is None:
             self.single, problem = problem, single_period(problem)
         self.formulation: Formulation = (
-            problem if isinstance(problem, ScenarioProblem | PeriodProblem) else one_scenario(problem)
+            problem if isinstance(problem, ScenarioProblem | PeriodProblem | Infrastructure) else one_scenario(problem)
         )
         self.tolerance = float(tolerance)
         self.time_limit = float(time_limit)
@@ -353,6 +355,10 @@ class Program:
             solve_seconds=time.perf_counter() - t0,
             money_lower_bound=money_lower_bound,
         )
+        if isinstance(self.formulation, Infrastructure):
+            h, res = self.highs, r.results
+            return read_infra_plan(self.formulation, plan, h.values(res, "q"), h.values(res, "rented"),
+                                   h.values(res, "core"))  # fmt: skip
         if self.single is not None:
             return single_period_plan(replace(self.single, base=replace(self.single.base, budget=r.budget)), plan)
         if isinstance(self.formulation, PeriodProblem):
@@ -364,7 +370,11 @@ class Program:
     def money(self, r: Refined) -> float:
         """The money a budget-mode solve uses [$]: what its plan spends; over periods, the
         budget that must arrive (split by the periods' shares)."""
-        return r.budget if isinstance(self.formulation, PeriodProblem) else self.problem.spend(r.x)
+        f = self.formulation
+        if isinstance(f, Infrastructure):
+            fee = self.problem.column("fixed_fee_usd") @ self.problem.bought(r.x)
+            return option_spend(f, self.highs.values(r.results, "q"), self.highs.values(r.results, "rented"), fee)
+        return r.budget if isinstance(f, PeriodProblem) else self.problem.spend(r.x)
 
     def money_dual(self, r: Refined) -> float:
         """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
@@ -390,7 +400,7 @@ class Program:
 
 
 def solve_problem(
-    problem: Problem | PeriodProblem, *, time_left: Callable[[], float] | None = None, **options: Any
+    problem: Problem | Formulation, *, time_left: Callable[[], float] | None = None, **options: Any
 ) -> Plan:
     """Build and solve a problem: the plan, certified within ``tolerance`` (see :class:`Program`).
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,6 +15,11 @@ from ..terminal import console, outputs, progress, say
 
 _REPEAT_HELP = f"Timed decoding runs of each file (1 to {MAX_REPEAT}); a note when they spread."
 _IMPORT_REPEAT_HELP = f"Timed decoding runs of one video file (1 to {MAX_REPEAT}); a note when they spread."
+
+_ENCODE_HELP = (
+    "Also time one core's H.264 encode (libx264, preset medium, one thread) of each file's first 100 frames: "
+    "the cluster's [decode] encode_fps_1080p, which prices re-encoding a source."
+)
 
 _IMPORT_LEDGER_HELP = "The ledger folder whose sources.csv --append adds the row to (needed with --append; no default)."
 
@@ -34,13 +41,21 @@ def _offset(tick: Callable[[int, int], None] | None, before: int, total: int) ->
               help="With --source and --write: the ledger whose row takes the measured columns.")  # fmt: skip
 @click.option("--source", default=None, help="The ledger row that takes the measured columns.")
 @click.option("--write", is_flag=True, help="Write the measured format columns into that row (atomically).")
+@click.option("--encode", is_flag=True, help=_ENCODE_HELP)
 @json_out_option
 def calibrate_command(
     videos: tuple[Path, ...], repeat: int, ledger_dir: Path | None, source: str | None, write: bool,
-    json_out: str | None,
+    encode: bool, json_out: str | None,
 ) -> None:  # fmt: skip
-    """Measure your own video: codec, size, bits per pixel, keyframe interval, decode rate."""
-    from ...pipeline.calibrate import LEDGER_COLUMNS, calibrate_file, calibration_steps, check_repeat, require_av
+    """Measure your own video: codec, size, bits per pixel, keyframe interval, decode rate (and encode rate)."""
+    from ...pipeline.calibrate import (
+        LEDGER_COLUMNS,
+        calibrate_file,
+        calibration_steps,
+        check_repeat,
+        require_av,
+        require_encoder,
+    )
     from ...pipeline.calibrate import summary as calibration_summary
     from .. import render
 
@@ -54,16 +69,21 @@ def calibrate_command(
         from ...ledger.load import ledger_files
 
         out.reads(ledger_files(ledger_dir))
-    require_av()
-    steps = calibration_steps(repeat)
+    av = require_av()
+    if encode:
+        require_encoder(av)
+    steps = calibration_steps(repeat, encode)
     files = []
     with progress(out, f"calibrating {len(videos)} file" + ("s" if len(videos) > 1 else "")) as tick:
         for k, video in enumerate(videos):
-            files.append(calibrate_file(video, repeat=repeat, progress=_offset(tick, k * steps, len(videos) * steps)))
+            each = _offset(tick, k * steps, len(videos) * steps)
+            files.append(calibrate_file(video, repeat=repeat, progress=each, encode=encode))
     total = calibration_summary(files)
     out.json({"files": [f.to_dict() for f in files], "summary": total})
     if json_out is None:
         render.print_calibration(console, files, total)
+        if encode:
+            _print_encode(files, total, write)
         for f in files:
             for note in f.notes:
                 say(f"Note: {f.file}: {note}")
@@ -74,6 +94,42 @@ def calibrate_command(
         wrote = f"Wrote {', '.join(LEDGER_COLUMNS)} into {source!r} of {ledger_dir}/sources.csv"
         out.ledger_edit(cells_edit(ledger_dir, str(source), values), wrote)  # type: ignore[arg-type]
     out.commit()
+    if write and encode and out.tables:
+        rate = _toml_number(total["encode_fps_1080p"])
+        say(
+            f"Not written into sources.csv: encode_fps_1080p, measured {rate} frames/s, is a cluster key; "
+            f"to use it, set {_ENCODE_LINE.format(rate)} in {ledger_dir}/cluster.toml"
+        )
+
+
+#: The cluster.toml line that takes a measured encode rate.
+_ENCODE_LINE = "[decode] encode_fps_1080p = {}"
+
+
+def _toml_number(value: float) -> str:
+    """A rate with four significant digits, as TOML reads it (no exponent below 10⁹)."""
+    digits = max(0, 3 - math.floor(math.log10(value))) if 0 < value < math.inf else 0
+    return f"{value:.{digits}f}"
+
+
+def _print_encode(files: list[Any], total: dict[str, Any], write: bool) -> None:
+    """Each file's encode rate, and the cluster.toml line that takes their median (unless
+    ``--write`` prints it after the edit)."""
+    from ...pipeline.calibrate import ENCODE_FRAMES, ENCODE_PRESET, ENCODER
+    from .. import render
+    from ..tables import Rows, visible
+
+    cells = [
+        (visible(f.file), f"{f.width}×{f.height}", f"{f.encode_frames:,}",
+         f"{f.encode_fps:,.1f} ({f.encode_fps_min:,.1f}–{f.encode_fps_max:,.1f})", f"{f.encode_fps_1080p:,.2f}")
+        for f in files
+    ]  # fmt: skip
+    rows = Rows(("file", "size", "frames encoded", "encode fps (min–max)", "1080p encode fps"), cells)
+    title = f"Encoding: one thread, {ENCODER} preset {ENCODE_PRESET}, each file's first {ENCODE_FRAMES} frames"
+    render.print_table(console, title, rows, ["left", "right", "right", "right", "right"])
+    if not write:
+        rate = _toml_number(total["encode_fps_1080p"])
+        say(f"For cluster.toml (a cluster key, not a row's): {_ENCODE_LINE.format(rate)}")
 
 
 @click.group("import")

@@ -40,6 +40,9 @@ OPTION_NAMES = {
     "samples": "--samples N",
     "periods": "--periods FILE",
     "carry": "--no-carry",
+    "formats": "--formats",
+    "cores_choices": "--cores-choices",
+    "rent": "--rent",
 }
 
 
@@ -56,6 +59,21 @@ OPTION_NAMES = {
 )
 @click.option("--no-carry", is_flag=True, help="Over periods: money not spent in its period is lost.")
 @click.option("--now", "now_only", is_flag=True, help="Over periods: print only what to buy in the first period.")
+@click.option(
+    "--formats",
+    default=None,
+    metavar="LIST",
+    help="Formats every source may be kept in, for the plan to choose: recorded,model_side,decoded.",
+)
+@click.option(
+    "--cores-choices",
+    default=None,
+    metavar="LIST",
+    help="Cores per accelerator for the plan to choose one of: 8,16,24,32 or a range 8-32.",
+)
+@click.option("--rent", multiple=True, metavar="CAPACITY=UNITS",
+              help="Most of a capacity the plan may rent at its price (repeatable): accelerator_hours, core_hours, "
+                   "storage_gb.")  # fmt: skip
 @click.option("--held", multiple=True, metavar="SOURCE=HOURS", help="Hours already held (repeatable).")
 @click.option(
     "--max-share",
@@ -130,6 +148,9 @@ def solve_command(
     periods_file: Path | None,
     no_carry: bool,
     now_only: bool,
+    formats: str | None,
+    cores_choices: str | None,
+    rent: tuple[str, ...],
     held: tuple[str, ...],
     max_share: tuple[str, ...],
     tolerance: float,
@@ -167,7 +188,14 @@ def solve_command(
     out.reads([*ledger_files(ledger_dir), *([scenarios_file] if scenarios_file else []), *period_files])
     budget, target = check_number("budget", budget, "--budget"), check_number("target", target, "--target")
     held_hours, shares = pairs("--held", held, "held_hours"), pairs("--max-share", max_share, "max_share")
+    from ...analyses.infra import parse_cores
+
+    kept = [f.strip() for f in formats.split(",") if f.strip()] if formats is not None else None
+    if kept is not None and not kept:
+        raise InputError("--formats is empty: give recorded, model_side or decoded, comma-separated")
+    counts = parse_cores(cores_choices, "--cores-choices") if cores_choices is not None else None
     request = prepare(ledger_dir, budget=budget, target=target, periods=periods_file, carry=not no_carry,
+                      formats=kept, cores_choices=counts, rent=pairs("--rent", rent) or None,
                       held=held_hours,
                       max_share=shares, scenarios=scenarios_file, samples=samples, seed=seed,
                       risk_weight=risk_weight, risk_alpha=risk_alpha, recourse_price_x=recourse_price_x,
@@ -194,6 +222,8 @@ def solve_command(
         render.print_plan(console, solution.plan, every_row=every_row)
         if over:
             render.print_schedule(console, solution.plan, every_row=every_row)
+        if solution.plan.infrastructure is not None:
+            render.print_infrastructure(console, solution.plan)
         if isinstance(result, ScenarioPlan):
             render.print_scenarios(console, result, every_row=every_row)
         if solution.byte_price_range is not None:
