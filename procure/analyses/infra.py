@@ -59,6 +59,7 @@ def infra_request(
     formats: Sequence[str] | None = None,
     cores_choices: Sequence[float] | None = None,
     rent: Mapping[str, float] | None = None,
+    byte_price_x: float | None = None,
 ) -> Infrastructure | None:
     """The purchase options of a request, or None where it chooses nothing (every source as
     recorded, the cluster's cores, nothing to rent): then the program is today's.
@@ -79,7 +80,8 @@ def infra_request(
     several = cores_choices is not None and len(set(cores_choices)) > 1
     if not (formats or listed or renting or several or cores_choices is not None):
         return None
-    return infrastructure(problem, ledger.sources, cluster, formats=formats, cores=cores_choices)
+    return infrastructure(problem, ledger.sources, cluster, formats=formats, cores=cores_choices,
+                          byte_price_x=1.0 if byte_price_x is None else byte_price_x)  # fmt: skip
 
 
 def solve_infrastructure(inf: Infrastructure, solve: Callable[[Infrastructure], Plan]) -> Plan:

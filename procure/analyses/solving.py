@@ -346,7 +346,8 @@ def prepare(
     planned = None if over is None else period_problem(problem, over, carry=carry)
     from .infra import infra_request
 
-    options = infra_request(problem, loaded, formats=formats, cores_choices=cores_choices, rent=rent)
+    options = infra_request(problem, loaded, formats=formats, cores_choices=cores_choices, rent=rent,
+                            byte_price_x=byte_price_x)  # fmt: skip
     if options is not None and (over is not None or found is not None or ranging):
         raise InputError(
             f"{name['formats']}, {name['cores_choices']} and {name['rent']} (or a ledger's formats and rent keys) are "

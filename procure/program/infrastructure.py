@@ -178,6 +178,7 @@ def infrastructure(
     formats: Sequence[str] | None = None,
     cores: Sequence[float] | None = None,
     rent: bool = True,
+    byte_price_x: float = 1.0,
 ) -> Infrastructure:
     """The purchase options of a budget-mode problem made from ``sources`` on ``cluster``.
 
@@ -193,6 +194,8 @@ def infrastructure(
         Cores-per-accelerator counts to choose among; None: the cluster's.
     rent : bool, default True
         Let the plan rent the capacity the cluster's ``rent_*`` keys allow.
+    byte_price_x : float, default 1
+        The multiplier on the byte price the problem was priced with [1].
 
     Raises
     ------
@@ -212,7 +215,7 @@ def infrastructure(
     held_usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     for c, count in enumerate(counts):
-        cl = cluster.replace(cores_per_accelerator=float(count))
+        cl = cluster.replace(cores_per_accelerator=float(count), byte_usd_per_gb=cluster.byte_usd_per_gb * byte_price_x)
         capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
         capacity["core_hours"].append(cl.core_hours_capacity)
         capacity["storage_gb"].append(cl.storage_gb)
