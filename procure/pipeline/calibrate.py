@@ -10,6 +10,13 @@ to them.
 
 The stream itself (codec, size, frame rate, packets) is read by :mod:`procure.pipeline.streams`.
 
+With ``encode=True``, also one core's H.264 encode rate, the cluster's ``[decode]
+encode_fps_1080p`` (what re-encoding a source's recorded video costs): the file's first
+:data:`ENCODE_FRAMES` decoded frames (or all, if fewer) encoded by :data:`ENCODER` at its
+preset :data:`ENCODE_PRESET` on one thread, at the file's size, after a warm-up, over ``repeat``
+runs; only the encoder's calls are timed (not decoding, nor the conversion to 4:2:0). Both
+rates are made 1080p-equivalent by pixels with one function, :func:`rate_1080p`.
+
 Decode rates vary with the machine's load. When the timed runs spread more than
 :data:`DECODE_SPREAD_LIMIT` (fastest over slowest, 1.5×), the calibration notes it, with the
 runs the median would need to be within :data:`DECODE_PRECISION` (5 %) of the machine's rate:
@@ -27,6 +34,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +43,7 @@ import numpy as np
 from ..defaults import DEFAULT_REPEAT, MAX_REPEAT
 from ..errors import InputError
 from .formulas import PIXELS_1080P
-from .streams import bad_file, open_container, read_stream, require_av
+from .streams import Stream, bad_file, open_container, read_stream, require_av
 from .streams import frame_timing as frame_timing  # also offered here, beside the calibration
 
 #: Frames decoded, untimed, before the timed runs (caches, lazy initialisation) [frames].
@@ -50,6 +58,17 @@ DECODE_SPREAD_LIMIT = 1.5
 DECODE_PRECISION = 0.05
 #: Standard error of the median of normal samples over that of their mean, √(π/2) [1].
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)
+#: The H.264 encoder timed by ``encode=True`` (FFmpeg's name; PyAV's build must have it).
+ENCODER = "libx264"
+#: x264 preset of the timed encode: its default, the speed a re-encoding would run at.
+ENCODE_PRESET = "medium"
+#: Frames of each file encoded per timed run, from its first [frames]; default 100, from 1 to
+#: :data:`MAX_ENCODE_FRAMES` (a file with fewer frames is encoded whole). 100 frames take 4 s
+#: at 1080p and 25 frames/s; x264's first frames (no reference yet, its lookahead filling) make
+#: a few percent of the time.
+ENCODE_FRAMES = 100
+#: Most frames a timed encode run may take [frames].
+MAX_ENCODE_FRAMES = 100_000
 #: Keys of one file's calibration, with units.
 CALIBRATION_KEYS = {
     "file": "path as given",
@@ -70,9 +89,24 @@ CALIBRATION_KEYS = {
     "random_read_frames": "frames decoded to reach a random frame from the keyframe before it (mean)",
     "notes": "what to know about the numbers: a variable frame rate, noisy decode rates",
 }
+#: Keys a calibration with ``encode=True`` adds (before ``notes``), with units.
+ENCODE_KEYS = {
+    "encode_frames": "frames encoded in each timed run: the first ENCODE_FRAMES (100) or all",
+    "encode_fps": "frames/s at the file's size, one thread, libx264 preset medium (median of the runs)",
+    "encode_fps_min": "frames/s",
+    "encode_fps_max": "frames/s",
+    "encode_fps_1080p": "frames/s at 1080p: encode_fps × width × height / (1920 × 1080)",
+}
 
 #: ``progress(done, total)``: called as the steps of a measurement finish.
 Progress = Callable[[int, int], None]
+
+
+def rate_1080p(fps: float, width: int, height: int) -> float:
+    """A rate at ``width × height`` as 1080p-equivalent frames per second, ``fps × W·H /
+    (1920·1080)``: decoding and encoding cost are taken as proportional to pixels (the inverse
+    of :func:`procure.pipeline.formulas.decoder_fps`)."""
+    return fps * width * height / PIXELS_1080P
 
 
 def check_repeat(repeat: object) -> int:
@@ -82,9 +116,30 @@ def check_repeat(repeat: object) -> int:
     return repeat
 
 
+def check_encode_frames(frames: object) -> int:
+    """``frames`` as the frames a timed encode takes, or an :class:`InputError` naming what is allowed."""
+    if not (isinstance(frames, int) and not isinstance(frames, bool) and 1 <= frames <= MAX_ENCODE_FRAMES):
+        raise InputError(
+            f"encode_frames = {frames!r} is invalid: must be a whole number ≥ 1 and ≤ {MAX_ENCODE_FRAMES:,}"
+        )
+    return frames
+
+
+def require_encoder(av: Any) -> None:
+    """An :class:`InputError` in one line when PyAV's FFmpeg has no :data:`ENCODER`."""
+    try:
+        av.Codec(ENCODER, "w")
+    except (ValueError, av.error.FFmpegError):
+        raise InputError(
+            f"calibrate --encode needs the {ENCODER} encoder, which this PyAV's FFmpeg lacks "
+            f"(PyAV {getattr(av, '__version__', '?')}): install a PyAV built with {ENCODER}"
+        ) from None
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """What one file measured (keys and units in :data:`CALIBRATION_KEYS`)."""
+    """What one file measured (keys and units in :data:`CALIBRATION_KEYS`; the encode rate's,
+    None unless measured, in :data:`ENCODE_KEYS`)."""
 
     file: str
     codec: str
@@ -102,11 +157,20 @@ class Calibration:
     decode_fps_max: float
     core_fps_1080p: float
     random_read_frames: float
+    encode_frames: int | None = None
+    encode_fps: float | None = None
+    encode_fps_min: float | None = None
+    encode_fps_max: float | None = None
+    encode_fps_1080p: float | None = None
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's calibration as a JSON-ready dict (``notes`` a list)."""
+        """The file's calibration as a JSON-ready dict (``notes`` a list); the encode keys only
+        when the encode rate was measured."""
         out = asdict(self)
+        if self.encode_fps is None:
+            for key in ENCODE_KEYS:
+                del out[key]
         out["notes"] = list(self.notes)
         return out
 
@@ -136,6 +200,53 @@ def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) ->
     return decoded - warmup, seconds
 
 
+def _encoder(av: Any, width: int, height: int, rate: Fraction) -> Any:
+    """An open :data:`ENCODER` context at :data:`ENCODE_PRESET` on one thread, for 4:2:0 frames
+    of ``width × height`` at ``rate``."""
+    encoder = av.CodecContext.create(ENCODER, "w")
+    encoder.width, encoder.height, encoder.pix_fmt = width, height, "yuv420p"
+    encoder.framerate, encoder.time_base = rate, 1 / rate
+    encoder.thread_count = 1
+    encoder.options = {"threads": "1", "preset": ENCODE_PRESET}
+    encoder.open()
+    return encoder
+
+
+def _encode_run(av: Any, path: str | Path, size: tuple[int, int], rate: Fraction, frames: int) -> tuple[int, float]:
+    """Encode the file's first ``frames`` decoded frames at ``size`` on one thread; the frames
+    encoded and the seconds the encoder's calls took (decoding and the conversion to 4:2:0
+    are not timed)."""
+    container = open_container(av, path)
+    try:
+        stream = container.streams.video[0]
+        stream.thread_type = "NONE"
+        stream.codec_context.thread_count = 1
+        try:
+            encoder = _encoder(av, *size, rate)
+        except av.error.FFmpegError as exc:
+            raise bad_file(path, f"{ENCODER} cannot open at {size[0]}×{size[1]}: {type(exc).__name__}") from None
+        encoded, seconds = 0, 0.0
+        try:
+            for frame in container.decode(stream):
+                image = frame.reformat(width=size[0], height=size[1], format="yuv420p")
+                image.pts, image.time_base = encoded, encoder.time_base
+                image.pict_type = 0  # x264 places its own keyframes, not the source's
+                t0 = time.perf_counter()
+                encoder.encode(image)
+                seconds += time.perf_counter() - t0
+                encoded += 1
+                if encoded == frames:
+                    break
+            t0 = time.perf_counter()
+            encoder.encode(None)  # the frames still in x264's lookahead
+            seconds += time.perf_counter() - t0
+        except av.error.FFmpegError as exc:
+            raise bad_file(path, f"cannot be re-encoded: {type(exc).__name__} after {encoded} frames") from None
+    finally:
+        container.close()
+    return encoded, seconds
+
+
 def _random_reads(av: Any, path: str | Path, pts: Sequence[int], reads: int, seed: int) -> float:
     """Mean frames decoded to reach a random frame by seeking to the keyframe before it; with
     ``reads`` at least the frames, every frame once (the exact mean over the file)."""
@@ -158,15 +269,17 @@ def _random_reads(av: Any, path: str | Path, pts: Sequence[int], reads: int, see
     return float(np.mean(counts))
 
 
-def decode_spread_note(rates: Sequence[float]) -> str | None:
-    """A note when timed decoding runs spread more than :data:`DECODE_SPREAD_LIMIT` (fastest
-    over slowest), with the runs the median would need to be within :data:`DECODE_PRECISION`;
+def decode_spread_note(rates: Sequence[float], what: str = "decode") -> str | None:
+    """A note when timed runs spread more than :data:`DECODE_SPREAD_LIMIT` (fastest over
+    slowest), with the runs the median would need to be within :data:`DECODE_PRECISION`;
     None when they agree (or there is one run).
 
     Parameters
     ----------
     rates : sequence of float
-        The runs' decode rates [frames/s], each > 0.
+        The runs' rates [frames/s], each > 0.
+    what : str, default "decode"
+        What the runs timed, as the note names it (``"encode"``).
     """
     if len(rates) < 2:
         return None
@@ -181,15 +294,22 @@ def decode_spread_note(rates: Sequence[float]) -> str | None:
         else f"more than {MAX_REPEAT} runs would be needed to put the median within {100 * DECODE_PRECISION:g} %"
     )
     return (
-        f"decode rates spread {spread:.2f}× over {len(rates)} runs (fastest over slowest; trusted up to "
+        f"{what} rates spread {spread:.2f}× over {len(rates)} runs (fastest over slowest; trusted up to "
         f"{DECODE_SPREAD_LIMIT:g}×): {advice}; a busy machine spreads them, so run on an idle one"
     )
 
 
-def calibration_steps(repeat: int) -> int:
+def calibration_steps(repeat: int, encode: bool = False) -> int:
     """Steps :func:`calibrate_file` reports to its ``progress``: reading the packets, the
-    untimed pass, ``repeat`` timed runs and the random reads."""
-    return repeat + 3
+    untimed pass, ``repeat`` timed runs and the random reads; with ``encode``, an untimed
+    encode and ``repeat`` timed ones more."""
+    return repeat + 3 + (repeat + 1 if encode else 0)
+
+
+def _median_rate(runs: Sequence[tuple[int, float]]) -> tuple[float, list[float]]:
+    """The median of timed runs' rates, frames over seconds [frames/s], and the rates."""
+    rates = [frames / seconds if seconds > 0 else math.inf for frames, seconds in runs]
+    return statistics.median(rates), rates
 
 
 def calibrate_file(
@@ -199,6 +319,8 @@ def calibrate_file(
     reads: int = RANDOM_READS,
     seed: int = 0,
     progress: Progress | None = None,
+    encode: bool = False,
+    encode_frames: int = ENCODE_FRAMES,
 ) -> Calibration:
     """Measure one video file.
 
@@ -216,16 +338,27 @@ def calibrate_file(
         Seed of the random frames read.
     progress : callable, optional
         ``progress(done, total)``, called after each of :func:`calibration_steps` steps.
+    encode : bool, default False
+        Also time one core's H.264 encode (:data:`ENCODER` at :data:`ENCODE_PRESET`, one
+        thread) of the first ``encode_frames`` frames, ``repeat`` times after an untimed
+        warm-up: ``encode_fps`` (median, min, max) and ``encode_fps_1080p``. libx264 needs even
+        sides: a file with an odd side is encoded a pixel smaller, its rate scaled by pixels.
+    encode_frames : int, default 100
+        Frames each timed encode takes (:data:`ENCODE_FRAMES`), 1 to :data:`MAX_ENCODE_FRAMES`.
 
     Raises
     ------
     InputError
         Naming the file: not a video, no video stream (audio only), no frames, a still image,
-        corrupt or truncated; or a ``repeat`` out of range.
+        corrupt or truncated; a ``repeat`` or ``encode_frames`` out of range; or, with
+        ``encode``, no :data:`ENCODER` in PyAV's FFmpeg.
     """
     check_repeat(repeat)
     av = require_av()
-    total = calibration_steps(repeat)
+    if encode:
+        check_encode_frames(encode_frames)
+        require_encoder(av)
+    total = calibration_steps(repeat, encode)
 
     def tick(done: int) -> None:
         if progress is not None:
@@ -238,15 +371,18 @@ def calibrate_file(
     warmup = min(WARMUP_FRAMES, s.frames - 1)
     _decode_run(av, path, s.frames, warmup)  # a first, untimed pass: caches and lazy set-up
     tick(2)
-    rates = []
+    runs = []
     for k in range(repeat):
-        timed, seconds = _decode_run(av, path, s.frames, warmup)
-        rates.append(timed / seconds if seconds > 0 else math.inf)
+        runs.append(_decode_run(av, path, s.frames, warmup))
         tick(3 + k)
-    decode = statistics.median(rates)
+    decode, rates = _median_rate(runs)
     reads_mean = _random_reads(av, path, s.pts, reads, seed)
-    tick(total)
-    note = decode_spread_note(rates)
+    tick(3 + repeat)
+    notes = [note] if (note := decode_spread_note(rates)) else []
+    encoded: dict[str, Any] = {}
+    if encode:
+        encoded, encode_notes = _encode_rates(av, path, s, repeat, encode_frames, lambda k: tick(4 + repeat + k))
+        notes += encode_notes
     return Calibration(
         file=s.file,
         codec=s.codec,
@@ -262,21 +398,58 @@ def calibrate_file(
         decode_fps=decode,
         decode_fps_min=min(rates),
         decode_fps_max=max(rates),
-        core_fps_1080p=decode * s.width * s.height / PIXELS_1080P,
+        core_fps_1080p=rate_1080p(decode, s.width, s.height),
         random_read_frames=reads_mean,
-        notes=s.notes + ((note,) if note else ()),
+        **encoded,
+        notes=s.notes + tuple(notes),
     )
+
+
+def _encode_rates(
+    av: Any, path: str | Path, s: Stream, repeat: int, frames: int, tick: Callable[[int], None]
+) -> tuple[dict[str, Any], list[str]]:
+    """The encode keys of :class:`Calibration` (an untimed warm-up, then ``repeat`` timed runs
+    of ``frames`` frames), and notes; ``tick(k)`` after the warm-up (0) and each run."""
+    size = (max(2, s.width - s.width % 2), max(2, s.height - s.height % 2))  # 4:2:0 needs even sides
+    rate = Fraction(s.fps).limit_denominator(100_000)
+    _encode_run(av, path, size, rate, min(frames, WARMUP_FRAMES))
+    tick(0)
+    runs = []
+    for k in range(repeat):
+        runs.append(_encode_run(av, path, size, rate, frames))
+        tick(1 + k)
+    measured, rates = _median_rate(runs)
+    at_1080p = rate_1080p(measured, *size)
+    # the rate at the file's own size: as measured, or, encoded a pixel smaller, scaled by pixels
+    scale = 1.0 if size == (s.width, s.height) else rate_1080p(1.0, *size) / rate_1080p(1.0, s.width, s.height)
+    notes = [note] if (note := decode_spread_note(rates, "encode")) else []
+    if scale != 1.0:
+        notes.append(
+            f"encoded at {size[0]}×{size[1]} ({ENCODER}'s 4:2:0 needs even sides); encode_fps scaled to "
+            f"{s.width}×{s.height} by pixels"
+        )
+    values = {
+        "encode_frames": runs[0][0],
+        "encode_fps": measured * scale,
+        "encode_fps_min": min(rates) * scale,
+        "encode_fps_max": max(rates) * scale,
+        "encode_fps_1080p": at_1080p,
+    }
+    return values, notes
 
 
 def summary(files: list[Calibration]) -> dict[str, Any]:
     """What a ledger row needs, over all files: the codec most files use, the median size,
     frame rate, keyframe interval and 1080p decode rate, and the bits per pixel of all the
-    bytes over all the pixels."""
+    bytes over all the pixels; and, when every file's encode rate was measured, the median
+    1080p encode rate, ``encode_fps_1080p``, a key of the cluster (``[decode]``), not of a row."""
     if not files:
         raise InputError("calibration needs at least one video file")
     codecs = [f.codec for f in files]
     pixels = sum(f.frames * f.width * f.height for f in files)
     bits = sum(f.bits_per_pixel * f.frames * f.width * f.height for f in files)
+    rates = [f.encode_fps_1080p for f in files if f.encode_fps_1080p is not None]
+    encoded = {"encode_fps_1080p": statistics.median(rates)} if rates and len(rates) == len(files) else {}
     return {
         "files": len(files),
         "codec": max(set(codecs), key=codecs.count),
@@ -287,6 +460,7 @@ def summary(files: list[Calibration]) -> dict[str, Any]:
         "gop": statistics.median(f.gop for f in files),
         "core_fps_1080p": statistics.median(f.core_fps_1080p for f in files),
         "frames": sum(f.frames for f in files),
+        **encoded,
     }
 
 

@@ -107,7 +107,7 @@ _ENCODE_LINE = "[decode] encode_fps_1080p = {}"
 
 
 def _toml_number(value: float) -> str:
-    """A rate with four significant digits, as TOML reads it (no exponent below 10⁹)."""
+    """A rate with four significant digits, written without an exponent (as TOML reads it)."""
     digits = max(0, 3 - math.floor(math.log10(value))) if 0 < value < math.inf else 0
     return f"{value:.{digits}f}"
 
@@ -125,7 +125,7 @@ def _print_encode(files: list[Any], total: dict[str, Any], write: bool) -> None:
         for f in files
     ]  # fmt: skip
     rows = Rows(("file", "size", "frames encoded", "encode fps (min–max)", "1080p encode fps"), cells)
-    title = f"Encoding: one thread, {ENCODER} preset {ENCODE_PRESET}, each file's first {ENCODE_FRAMES} frames"
+    title = f"Encoding: one thread, {ENCODER} preset {ENCODE_PRESET}, up to {ENCODE_FRAMES} frames of each file"
     render.print_table(console, title, rows, ["left", "right", "right", "right", "right"])
     if not write:
         rate = _toml_number(total["encode_fps_1080p"])
