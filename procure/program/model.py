@@ -36,7 +36,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..errors import invalid
-from . import infra_rows
+from . import infra_rows, scenario_rows
 from .bounds import CurveArrays, curve_arrays, source_arrays
 from .dual import eligible
 from .expected import qualifies
@@ -268,13 +268,13 @@ def build(
         fee = problem.column("fixed_fee_usd")
         infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
         capacity_names = infra_rows.add_capacity_rows(m, sp)
-        _mix_rows(m, sp, problem, a, arguments)
+        scenario_rows.mix_rows(m, sp, problem, a, arguments)
     else:
         assert isinstance(sp, ScenarioProblem)
-        _ahead_rows(m, sp)
-        _budget_rows(m, sp, problem, arguments)
-        capacity_names = _capacity_rows(m, sp, problem, a, arguments)
-        _mix_rows(m, sp, problem, a, arguments)
+        scenario_rows.ahead_rows(m, sp)
+        scenario_rows.budget_rows(m, sp, problem, arguments)
+        capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments)
+        scenario_rows.mix_rows(m, sp, problem, a, arguments)
     _objective(m, sp)
 
     built = BuiltModel(
@@ -295,95 +295,6 @@ def build(
     )
     add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
     return built
-
-
-def _ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
-    """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
-    recourse at least those."""
-    n = sp.n
-    recourse = sp.recourse_price_x is not None
-    later_ok = sp.later_ok
-
-    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """A scenario ends with at least the hours bought now; exactly those without recourse
-        or for a source bought now only."""
-        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
-        return body >= 0 if recourse and later_ok[j % n] else body == 0
-
-    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
-
-
-def _budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any]) -> None:
-    """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
-    n = sp.n
-    fee = problem.column("fixed_fee_usd")
-    fees = ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B])
-    recourse = sp.recourse_price_x is not None
-    m.Kb = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
-    if not recourse:
-
-        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
-            """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
-            return _linear([_m.cost[i] for i in range(n)] + fees[0], [_m.x[i] for i in range(n)] + fees[1]) <= _m.budget
-
-    else:
-        price_x = float(sp.recourse_price_x or 1.0)
-        later_ok = sp.later_ok
-        later_cost = {(k, i): float(sp.later_cost[k, i]) for k in range(sp.count) for i in range(n)}
-        m.later = pyo.Param(m.K, m.S, mutable=True, initialize=later_cost)
-
-        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
-            """Scenario k's money: now at today's price, later at M times its own:
-            Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
-            later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
-            now = [_m.cost[i] - later[i] for i in range(n)]
-            then = [(later[i], arguments[k * n + i]) for i in range(n) if later_ok[i]]
-            coefs = now + [cf for cf, _ in then] + fees[0]
-            return _linear(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
-
-    m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
-
-
-def _capacity_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any]
-) -> list[str]:
-    """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
-    on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
-    n = sp.n
-    recourse = sp.recourse_price_x is not None
-    rows = [
-        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
-    ]
-    m.R = pyo.Set(initialize=rows, ordered=True)
-    m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
-
-    def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
-        """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
-        use = problem.usage(r)
-        nz = np.flatnonzero(use).tolist()
-        room = float(problem.capacity[r] - use @ a.held)
-        return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
-
-    m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
-    return rows
-
-
-def _mix_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any]
-) -> None:
-    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
-    n = sp.n
-    groups = list(problem.max_share)
-    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
-
-    def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
-        """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
-        key = groups[g]
-        coef = sp.rate[k] * (problem.members(key).astype(float) - problem.max_share[key])
-        nz = np.flatnonzero(coef).tolist()
-        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
-
-    m.mix = pyo.Constraint(m.G, m.K, rule=mix_rule)
 
 
 def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
