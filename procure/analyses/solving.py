@@ -315,6 +315,10 @@ def prepare(
     check_workers(workers, name["workers"])
     if scheduler is not None:
         scheduler_address(scheduler, name["scheduler"])  # its form, before anything is read
+    if not isinstance(carry, bool):
+        raise InputError(f"{name['carry']}: carry = {carry!r} is invalid: must be True or False")
+    if periods is not None and not isinstance(periods, str | Path | Periods):
+        raise InputError(f"{name['periods']}: periods = {periods!r} is invalid: must be a path or Periods")
     loaded = ledger if isinstance(ledger, Ledger) else load_ledger(ledger)
     over = _periods(loaded, periods)
     if over is None and not carry:
@@ -355,6 +359,13 @@ def prepare(
         )
     if found is not None and planned is not None:
         # Over periods, the scenarios are the plan's own axis: one expected-value program.
+        for key, asked in (("risk_alpha", risk_alpha), ("risk_weight", risk_weight),
+                           ("recourse_price_x", recourse_price_x)):  # fmt: skip
+            if asked is not None and not (key == "risk_weight" and asked == 0):
+                raise InputError(
+                    f"{name[key]} is for a plan at one time: a plan over periods under scenarios maximises the "
+                    "expected value and buys later in its own periods"
+                )
         sp = scenario_problem(problem, found, risk_alpha=DEFAULT_RISK_ALPHA if risk_alpha is None else risk_alpha,
                               risk_weight=DEFAULT_RISK_WEIGHT if risk_weight is None else risk_weight,
                               recourse_price_x=recourse_price_x)  # fmt: skip

@@ -349,10 +349,11 @@ PERIOD_JUSTIFY: list[Justify] = ["right"] * 7
 
 def print_schedule(console: Console, plan: Plan, *, every_row: bool = False) -> None:
     """A plan over periods: the hours bought in each period, and the money and λ of each."""
-    from .schedule_tables import period_rows, schedule_rows
+    from .schedule_tables import PERIOD_COLUMNS, period_rows, schedule_rows, schedule_rows_by_period
 
-    assert plan.schedule is not None
-    rows = schedule_rows(plan, every_row=every_row)
+    assert plan.schedule is not None and plan.periods is not None
+    many = len(plan.periods) > PERIOD_COLUMNS
+    rows = schedule_rows_by_period(plan) if many else schedule_rows(plan, every_row=every_row)
     right: list[Justify] = ["right"] * (len(rows.headings) - 1)
     title = "Hours bought, by period" + (" (expected over the scenarios)" if "scenario" in plan.schedule else "")
     print_table(console, title, rows, ["left", *right])

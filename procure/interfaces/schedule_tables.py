@@ -31,6 +31,34 @@ def schedule_rows(plan: Plan, *, every_row: bool = False) -> Rows:
     return Rows(("source", *(visible(p) for p in periods), "all"), cells, total=last, left_out=len(table) - len(shown))
 
 
+#: Most periods the hours table shows as columns; with more, periods are its rows and the
+#: sources with the most hours its columns.
+PERIOD_COLUMNS = 12
+#: Sources shown as columns when periods are rows; the rest are summed as "others".
+SOURCE_COLUMNS_SHOWN = 6
+
+
+def schedule_rows_by_period(plan: Plan) -> Rows:
+    """Hours bought in each period (rows) of the sources with the most hours (columns), the
+    others summed, and all; with scenarios, expected."""
+    assert plan.schedule is not None and plan.periods is not None
+    periods = [str(p) for p in plan.periods["period"]]
+    table = hours_by_period(plan.schedule)[periods]
+    total = table.sum(axis=1).sort_values(ascending=False)
+    named = list(total.index[:SOURCE_COLUMNS_SHOWN])
+    others = table.drop(index=named).sum(axis=0) if len(total) > len(named) else None
+    cells = []
+    for p in periods:
+        row = [number(float(table.loc[name, p])) for name in named]
+        if others is not None:
+            row.append(number(float(others[p])))
+        cells.append((visible(p), *row, number(float(table[p].sum()))))
+    heads = ("period", *(visible(name) for name in named), *(("others",) if others is not None else ()), "all")
+    last = ("total", *(number(float(total[name])) for name in named),
+            *((number(float(others.sum())),) if others is not None else ()), number(float(total.sum())))  # fmt: skip
+    return Rows(heads, cells, total=last)
+
+
 def period_rows(plan: Plan, *, first: int = 0) -> Rows:
     """Per period from ``first`` on: money arriving, purchases, the run's bill, money left,
     the run's value and λ_t."""

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..errors import LedgerError
 from ..spec import Range, check_cell, did_you_mean
-from .schema import LEAST, MOST_HOURS, MOST_USD
+from .schema import LEAST, MOST_HOURS, MOST_USD, USER_COLUMN_PREFIX
 from .sources import read_csv_text, record_lines
 
 #: File name of a ledger's periods.
@@ -189,9 +189,10 @@ class Periods:
 
 def _check_columns(path: Path, raw: pd.DataFrame, fields: dict[str, Range], required: tuple[str, ...]) -> None:
     for name in raw.columns:
-        if name not in fields:
+        if name not in fields and not name.startswith(USER_COLUMN_PREFIX):
             raise LedgerError(
-                f"{path}: column {name!r} is unknown{did_you_mean(name, fields)}: allowed are {', '.join(fields)}"
+                f"{path}: column {name!r} is unknown{did_you_mean(name, fields)}: allowed are {', '.join(fields)}, "
+                f"and columns of your own that start with {USER_COLUMN_PREFIX!r} (ignored)"
             )
     for name in required:
         if name not in raw.columns:
@@ -208,6 +209,7 @@ def _rows(path: Path, fields: dict[str, Range], required: tuple[str, ...], what:
             continue
         where = f"{path}: line {lines[i]}"
         cells = {name: check_cell(fields[name], rec.get(name, ""), name, where, error=LedgerError) for name in fields}
+        cells = {k: (v + 0.0 if isinstance(v, float) else v) for k, v in cells.items()}  # -0 reads as 0
         out.append((lines[i], cells))
     return out
 

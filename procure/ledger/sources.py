@@ -136,6 +136,8 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
         raw = pd.read_csv(path, **options, **CSV_OPTIONS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
+    if not isinstance(raw.index, pd.RangeIndex):  # every row had cells to spare: pandas made them an index
+        _too_many_cells(path, len(header))
     seen: dict[str, int] = {}
     for i, name in enumerate(header):
         if name in seen:
@@ -145,6 +147,18 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
         raise LedgerError(f"{path}: cannot be read as CSV: {len(header)} column names, {len(raw.columns)} columns")
     raw.columns = header
     return raw
+
+
+def _too_many_cells(path: Path, columns: int) -> None:
+    """Raise for the first record with more cells than the header has columns."""
+    for record in read_text(path, "").records()[1:]:
+        cells = record.cells()
+        if len(cells) > columns:
+            raise LedgerError(
+                f"{path}: line {record.line} has {len(cells)} cells, the header has {columns}: a cell too many "
+                "(a comma in a cell that is not quoted, or a comma at the end of the line?)"
+            )
+    raise LedgerError(f"{path}: cannot be read as CSV: its rows have more cells than its header")
 
 
 def _check_header(path: Path, header: list[str]) -> None:

@@ -57,6 +57,18 @@ def diagnose(built: BuiltModel, *, money: bool = False) -> str:
     target needs rather than of a budget."""
     sp = built.formulation
     p = sp.base
+    kind = type(sp).__name__
+    if kind == "PeriodProblem":
+        return (
+            "infeasible: no schedule meets the money of every period (each run pays the bill of every bought hour "
+            "it trains on), the capacities and the mix bounds at every run: raise --budget or the periods' money, "
+            "relax --max-share, or use carry-over"
+        )
+    if kind == "Infrastructure":
+        return (
+            "infeasible: no plan meets the budget, the capacities and the mix bounds in any format or cores count: "
+            "raise --budget or relax --max-share"
+        )
     if not sp.certain:
         return (
             "infeasible: no plan meets the budget, the capacities and the mix bounds in every scenario: raise "

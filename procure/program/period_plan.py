@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .periods import PeriodProblem
-from .plan import BINDING_TOLERANCE, Plan
+from .plan import BINDING_TOLERANCE, UNSPENT_SHARE, Plan
 from .problem import CAPACITIES
 from .value import derivative, value
 
@@ -162,9 +162,18 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     schedule = pd.DataFrame(columns)
     slope = np.asarray(derivative(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
     gain = mean((pp.weight[None, :, None] * slope * pp.qualities[:, None, :] * pp.age[0][None]).sum(axis=1))
+    # The next hour bought in period 1 costs its price then and its bill at every run, each in the
+    # money of its period (λ_t), and its use of each capacity at every run (μ_rt); in budget
+    # dollars, that over λ (mix bounds left out).
+    charged = lam_t[0] * pp.price[0] + lam_t.sum() * pp.bill
+    for name in CAPACITIES:
+        mu = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
+        charged = charged + mu.sum() * p.usage(name)
+    dollars = charged / lam if lam > 0 and math.isfinite(lam) else pp.price[0] + T * pp.bill
     first_cost = pp.price[0] + T * pp.bill
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_usd = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), np.inf)
+        per_usd = np.where(dollars > 0, gain / np.where(dollars > 0, dollars, 1.0), 0.0)
+        price_only = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), 0.0)
     totals = plan.sources.copy()
     totals["hours"] = mean(y.sum(axis=1))
     totals["purchase_usd"] = mean(purchase.sum(axis=1))
@@ -172,15 +181,23 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     totals["effective_hours"] = mean(e[:, -1])
     totals["value"] = mean(np.einsum("t,kts->ks", pp.weight, v))
     totals["marginal_value_per_usd"] = per_usd
-    totals["marginal_value_per_usd_price_only"] = per_usd
-    capacities = _capacities(pp, bought_by, shadow, lam)
+    totals["marginal_value_per_usd_price_only"] = price_only
+    capacities = _capacities(pp, bought_by, by_period, lam)
+    spent = float(mean(spend).sum())
+    notes = [note for note in plan.notes if not note.startswith("the budget is more than anything can use")]
+    if lam == 0 and money.sum() > 0 and spent < money.sum() * (1 - UNSPENT_SHARE):
+        notes.append(
+            f"the money is more than the schedule can use: it spends ${spent:,.2f} of ${money.sum():,.2f}; "
+            "availability, capacities or the money of later periods (which pay their runs' bills) bind"
+        )
     return replace(
         plan,
         lambda_=lam,
         shadow_prices=shadow,
         sources=totals,
         capacities=capacities,
-        spent_usd=float(mean(spend).sum()),
+        spent_usd=spent,
+        notes=notes,
         purchase_usd=float(mean(purchase.sum(axis=2)).sum()),
         transport_usd=float(mean(transport.sum(axis=2)).sum()),
         periods=periods,
@@ -211,8 +228,11 @@ def single_period_plan(pp: PeriodProblem, plan: Plan) -> Plan:
                    shadow_prices=plan.shadow_prices)  # fmt: skip
 
 
-def _capacities(pp: PeriodProblem, bought_by: np.ndarray, shadow: dict[str, float], lam: float) -> pd.DataFrame:
-    """One row per capacity at the run where it is tightest (least slack for its limit)."""
+def _capacities(pp: PeriodProblem, bought_by: np.ndarray, by_period: dict[str, dict[str, float]],
+                lam: float) -> pd.DataFrame:  # fmt: skip
+    """One row per capacity at one run: the run where its shadow price is highest, else where it
+    is tightest (least slack for its limit), with that run's shadow price and the number of runs
+    at which it binds."""
     p = pp.base
     out = []
     pricing = lam > 0 and math.isfinite(lam)
@@ -220,13 +240,15 @@ def _capacities(pp: PeriodProblem, bought_by: np.ndarray, shadow: dict[str, floa
         use = p.usage(name)
         used = ((bought_by + p.held[None, None, :]) @ use).max(axis=0)  # the most any scenario uses
         limit = pp.capacity[name]
+        prices = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
         with np.errstate(invalid="ignore"):
             room = np.where(np.isfinite(limit), (limit - used) / np.maximum(1.0, np.abs(limit)), np.inf)
-        t = int(np.argmin(room))
-        slack = float(limit[t] - used[t])
-        price = shadow.get(name, 0.0)
-        binding = price > 0 or (math.isfinite(limit[t]) and slack <= BINDING_TOLERANCE * max(1.0, float(limit[t])))
+        tight = np.isfinite(limit) & (limit - used <= BINDING_TOLERANCE * np.maximum(1.0, np.abs(limit)))
+        binds = (prices > 0) | tight
+        t = int(np.argmax(prices)) if (prices > 0).any() else int(np.argmin(room))
+        price = float(prices[t])
         out.append({"capacity": name, "unit": unit, "used": float(used[t]), "limit": float(limit[t]),
-                    "slack": slack, "binding": bool(binding), "shadow_price": price,
-                    "shadow_usd": price / lam if pricing else 0.0, "period": pp.names[t]})  # fmt: skip
+                    "slack": float(limit[t] - used[t]), "binding": bool(binds[t]), "shadow_price": price,
+                    "shadow_usd": price / lam if pricing else 0.0, "period": pp.names[t],
+                    "binding_runs": int(binds.sum())})  # fmt: skip
     return pd.DataFrame(out)

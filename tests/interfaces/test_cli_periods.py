@@ -133,7 +133,9 @@ def test_bad_periods_give_one_line_and_exit_2(tmp_path, capsys, text, sources, m
     [
         (["--now"], "--now needs periods"),
         (["--no-carry"], "--no-carry needs periods"),
-        (["--samples", "5", "--risk-weight", "0.5"], "a plan over periods maximises the expected value"),
+        (["--samples", "5", "--risk-weight", "0.5"], "--risk-weight is for a plan at one time"),
+        (["--samples", "5", "--risk-alpha", "0.2"], "--risk-alpha is for a plan at one time"),
+        (["--samples", "5", "--recourse-price-x", "1.5"], "--recourse-price-x is for a plan at one time"),
         (["--samples", "5", "--workers", "2"], "a plan over periods under scenarios is one program"),
         (["--ranging", "--budget", "1000"], "--ranging is for a plan at one time"),
     ],
@@ -161,3 +163,41 @@ def test_periods_under_sampled_scenarios(tmp_path, capsys):
             first.setdefault(r["source"], set()).add(round(r["hours"], 6))
     assert all(len(hours) == 1 for hours in first.values())  # one decision now
     assert sum(r["probability"] for r in rows if r["period"] == "Q1" and r["source"] == "own") == pytest.approx(1)
+
+
+def test_a_row_with_a_cell_too_many_is_one_line(tmp_path, capsys):
+    path = write(tmp_path, HEADER + "Q1,3,1000,99\n")
+    code, _out, err = run(["solve", "--periods", str(path)], capsys)
+    assert code == 2 and "line 2 has 4 cells, the header has 3" in err and len(err.strip().splitlines()) == 1
+
+
+def test_columns_of_your_own_are_ignored(tmp_path, capsys):
+    plain = run(["solve", "--periods", str(write(tmp_path, QUARTERS)), "--json", "-"], capsys)
+    noted = QUARTERS.replace("money_usd\n", "money_usd,x_note\n").replace("25000\n", "25000,grant\n")
+    mine = run(["solve", "--periods", str(write(tmp_path, noted)), "--json", "-"], capsys)
+    assert plain[0] == mine[0] == 0
+    assert json.loads(plain[1])["value"] == json.loads(mine[1])["value"]
+
+
+def test_many_periods_are_the_rows_of_the_hours_table(tmp_path, capsys, monkeypatch):
+    from procure.interfaces import terminal
+
+    monkeypatch.setattr(terminal.console, "width", 80)
+    text = HEADER + "".join(f"M{i},1,5000\n" for i in range(1, 15))
+    code, out, err = run(["solve", "--periods", str(write(tmp_path, text))], capsys)
+    assert code == 0, err
+    table = out[out.index("Hours bought, by period"):]
+    assert "┃ period" in table.splitlines()[2] and "M14" in table
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_sources_bought_in_part_return_lambda_per_dollar(tmp_path, capsys):
+    code, out, err = run(["solve", "--periods", str(write(tmp_path, QUARTERS)), "--tolerance", "1e-7", "--json", "-"],
+                         capsys)  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    first = {r["source"]: r["hours"] for r in data["schedule"] if r["period"] == "Q1"}
+    between = [r for r in data["plan"] if first[r["source"]] > 1 and r["position"] == "between"]
+    assert between
+    for r in between:
+        assert r["marginal_value_per_usd"] == pytest.approx(data["lambda"], rel=0.02)

@@ -201,12 +201,12 @@ def solve_command(
                       risk_weight=risk_weight, risk_alpha=risk_alpha, recourse_price_x=recourse_price_x,
                       byte_price_x=byte_price_x, tolerance=tolerance, time_limit=time_limit, evpi=not no_evpi,
                       scheduler=scheduler, workers=workers, ranging=ranging, names=OPTION_NAMES)  # fmt: skip
+    if now_only and request.periods is None:
+        raise InputError("--now needs periods: --periods FILE or periods.csv in the ledger")
     with progress(out, request.task) as tick:
         solution = request.solve(tick)
     result = solution.result
     over = solution.plan.schedule is not None
-    if now_only and not over:
-        raise InputError("--now needs periods: --periods FILE or periods.csv in the ledger")
     if isinstance(result, ScenarioPlan):
         out.figure(lambda: plots().scenario_values(result))
     elif over:
