@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import socket
 import statistics
@@ -218,12 +219,17 @@ def settle(pid: int) -> None:
     :data:`IDLE_CPU` of a core over a second), at most :data:`SETTLE_SECONDS` more."""
     time.sleep(AFTER_SECONDS)
     deadline = time.monotonic() + SETTLE_SECONDS
-    procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
     while time.monotonic() < deadline:
+        procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]  # workers come and go
         for p in procs:
-            p.cpu_percent(None)
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.cpu_percent(None)
         time.sleep(1.0)
-        if sum(p.cpu_percent(None) for p in procs if p.is_running()) < 100 * IDLE_CPU:
+        busy = 0.0
+        for p in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                busy += p.cpu_percent(None)
+        if busy < 100 * IDLE_CPU:
             return
 
 

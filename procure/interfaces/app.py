@@ -13,8 +13,9 @@ Every number shown comes from the library and is formatted by :mod:`procure.inte
 the cells the commands' tables print. Each browser session reads the ledger as it is when the
 session opens and has its own inputs; solves and figures run in worker processes
 (:mod:`procure.interfaces.pages.work`), so that sessions do not wait for each other, and what a
-session kept there is dropped when it ends. Nothing is written to the ledger but by the "save"
-button, and never into the installation (:mod:`procure.interfaces.pages.held`).
+session kept there is dropped when it ends; once none is open they are replaced by fresh ones.
+Nothing is written to the ledger but by the "save" button, and never into the installation
+(:mod:`procure.interfaces.pages.held`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ from .tables import visible
 
 #: The extra that installs the app's framework.
 APP_EXTRA = "app"
-#: Seconds after the last session ends before the server hands back the memory it freed.
+#: Seconds after the last session ends, if no session has opened meanwhile, before the worker
+#: processes that served sessions are replaced by fresh ones (:meth:`.pages.work.Workers.recycle`,
+#: which takes a core for a few seconds, in the background) and the server hands back the memory
+#: it freed [s], > 0. Short, so that an idle server holds no more than a fresh one; a session
+#: that opens while the fresh workers load waits for them once.
 RELEASE_SECONDS = 2.0
 #: Longest the server waits for open connections to close once it is told to stop [s].
 SHUTDOWN_SECONDS = 5
@@ -91,9 +96,6 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
         except ProcureError:
             return  # the page said why
         key = str(session.id)
-        import dataclasses
-
-        ledger = dataclasses.replace(ledger, sources=ledger.sources.copy())
         live.add(key)
         jobs: list[Latest] = pipeline.server(input, output, ledger, work)
         plan_jobs, asked = plan.server(input, output, ledger, token, work, key)
@@ -105,9 +107,15 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
             work.forget(key)
             live.discard(key)
             if not live:  # once the ended sessions are gone from memory, hand it back
-                asyncio.get_running_loop().call_later(RELEASE_SECONDS, release_memory)
+                asyncio.get_running_loop().call_later(RELEASE_SECONDS, quiet)
 
         session.on_ended(ended)
+
+    def quiet() -> None:
+        """No session has been open for :data:`RELEASE_SECONDS`: fresh workers, memory handed back."""
+        if not live:
+            work.recycle()
+            release_memory()
 
     app = App(page, server)
     app.procure_workers = work  # type: ignore[attr-defined]

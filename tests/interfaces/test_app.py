@@ -28,7 +28,7 @@ import pytest
 
 from procure.interfaces import render, tables
 from procure.interfaces.cli import main
-from procure.ledger import default_ledger_dir, load_ledger
+from procure.ledger import default_ledger_dir, load_ledger, variant
 
 pytest.importorskip("shiny", reason="Shiny is not installed (procure-robotics[app])")
 playwright_api = pytest.importorskip(
@@ -528,3 +528,84 @@ def test_a_session_that_ends_leaves_nothing_in_the_workers():
         assert workers._solvers[0].submit(forget, "nobody").result(timeout=30) == 0
     finally:
         workers.shutdown()
+
+
+def test_recycled_workers_are_fresh_processes_that_still_solve_and_draw():
+    from procure.interfaces.pages.work import Drawing, PlanRequest, Workers
+
+    def run(coroutine):  # in a thread of its own: Playwright's loop may run in this one
+        with ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, coroutine).result()
+
+    def pids(pool):
+        return {p.pid for p in pool._processes.values()}
+
+    workers = Workers(solvers=1, drawers=1)
+    workers.start()  # in this thread, which outlives the work
+    try:
+        ledger = load_ledger()
+        solved, message = run(workers.solve("a", PlanRequest(ledger, 0, (), (), 100_000.0)))
+        assert message == ""
+        row = variant(ledger)[0]
+        assert run(workers.draw(Drawing("bill_terms", None, (row,))))[:4] == b"\x89PNG"
+        assert workers.recycle() == 0  # the solver serves a, and the drawers every session
+        workers.forget("a")
+        old = [pids(workers._solvers[0]), pids(workers._drawers)]
+        assert workers.recycle() == 2  # no session is left
+        assert workers.recycle() == 0  # fresh pools are not replaced again
+        assert not {*pids(workers._solvers[0]), *pids(workers._drawers)} & {*old[0], *old[1]}
+        t0 = time.monotonic()
+        solved, message = run(workers.solve("b", PlanRequest(ledger, 0, (), (), 200_000.0)))
+        assert message == "" and solved.plan.budget == 200_000.0
+        assert run(workers.draw(Drawing("bill_terms", None, (row,))))[:4] == b"\x89PNG"
+        print(f"first solve and figure after a recycle: {time.monotonic() - t0:.2f} s")
+        deadline = time.monotonic() + 30
+        while any(p.is_alive() for pool in workers._retired for p in (pool._processes or {}).values()):
+            assert time.monotonic() < deadline, "the replaced processes did not end"
+            time.sleep(0.1)
+    finally:
+        workers.shutdown()
+    assert not any(p.is_alive() for pool in workers._retired for p in (pool._processes or {}).values())
+
+
+def test_a_closed_job_lets_go_of_its_work_and_its_result():
+    import gc
+    import weakref
+
+    from shiny import reactive
+    from shiny.types import SilentOperationInProgressException
+
+    from procure.interfaces.pages.latest import Latest
+
+    class Held:  # what a session's job holds (its inputs, its workers)
+        pass
+
+    def job_holding() -> tuple:
+        held = Held()
+
+        async def job(args):
+            return held, args
+
+        return job, weakref.ref(held)
+
+    async def main():
+        job, gone = job_holding()
+        latest = Latest(job)
+        del job
+        with reactive.isolate(), pytest.raises(SilentOperationInProgressException):
+            latest.get(1)  # asked: in progress
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if latest._task is None:
+                break
+        with reactive.isolate():
+            assert latest.get(1) == (gone(), 1)
+        latest.close()
+        gc.collect()
+        assert gone() is None and latest.closed
+        with reactive.isolate(), pytest.raises(SilentOperationInProgressException):
+            latest.get(2)  # nothing runs once closed
+        assert latest._task is None
+
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, main()).result()

@@ -186,7 +186,7 @@ def test_many_periods_are_the_rows_of_the_hours_table(tmp_path, capsys, monkeypa
     text = HEADER + "".join(f"M{i},1,5000\n" for i in range(1, 15))
     code, out, err = run(["solve", "--periods", str(write(tmp_path, text))], capsys)
     assert code == 0, err
-    table = out[out.index("Hours bought, by period"):]
+    table = out[out.index("Hours bought, by period") :]
     assert "┃ period" in table.splitlines()[2] and "M14" in table
     assert max(len(line) for line in out.splitlines()) <= 80
 

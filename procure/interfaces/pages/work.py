@@ -12,18 +12,16 @@ worker processes (:class:`Workers`):
 * **drawers**, :data:`APP_DRAWERS` processes for the figures (drawn to PNG at their own size)
   and the byte-price sweep; they keep nothing.
 
-A session asks for a result through a :class:`Latest`: the output shows its last value as
-"in progress" until the newest request is done, and requests that come in meanwhile are
-coalesced into the newest one. Worker processes are started afresh (never forked from the
-server), ignore Ctrl-C (the server stops them), end with the server, and draw with
-matplotlib's warnings kept out of the terminal; the drawers run at a lower priority than the
-solvers.
+Worker processes are started afresh (never forked from the server), ignore Ctrl-C (the
+server stops them), end with the server, and draw with matplotlib's warnings kept out of the
+terminal; the drawers run at a lower priority than the solvers. Once no session is open the app
+replaces those that served sessions by fresh ones (:meth:`Workers.recycle`). A session asks for
+a result through a :class:`.latest.Latest`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import io
 import multiprocessing
@@ -33,7 +31,7 @@ import sys
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -41,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ProcureError
 from ..tables import Rows, capacity_rows, plan_numbers, plan_rows, rank_rows
+from .latest import Latest as Latest  # a session's side (:mod:`.latest`), which the pages import from here
+from .latest import image_uri as image_uri
 
 if TYPE_CHECKING:
     from ...ledger import Ledger
@@ -281,11 +281,6 @@ def draw(drawing: Drawing) -> bytes:
 # ----------------------------------------------------------------------------- in the server
 
 
-def image_uri(png: bytes) -> str:
-    """PNG bytes as a ``data:`` URI for an ``<img>``."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 @contextlib.contextmanager
 def _no_interrupts() -> Iterator[None]:
     """Ctrl-C ignored while worker processes are started, so that they start ignoring it
@@ -303,8 +298,9 @@ def _no_interrupts() -> Iterator[None]:
 class Workers:
     """The worker processes of one server: :data:`APP_SOLVERS` solvers (a session stays on
     one) and a pool of :data:`APP_DRAWERS` drawers, started by :meth:`start` (or by the first
-    task) and stopped by :meth:`shutdown`. Start them from the thread that runs the server
-    (on Linux a worker ends when the thread that started it does).
+    task), replaced by fresh ones by :meth:`recycle` and stopped by :meth:`shutdown`. Start
+    and recycle them from the thread that runs the server (on Linux a worker ends when the
+    thread that started it does).
 
     Parameters
     ----------
@@ -320,6 +316,8 @@ class Workers:
         self._solvers: list[ProcessPoolExecutor] = []
         self._drawers: ProcessPoolExecutor | None = None
         self._sessions: dict[str, int] = {}
+        self._used: set[Executor] = set()  # the pools that have run a task since they started
+        self._retired: list[ProcessPoolExecutor] = []  # pools replaced, whose processes may still run
 
     def _pool(self, size: int, drawer: bool) -> ProcessPoolExecutor:
         """A pool of ``size`` processes, each started now with a first task that loads it."""
@@ -347,6 +345,7 @@ class Workers:
         return self._sessions[session]
 
     async def _run(self, pool: Executor, fn: Callable[..., Any], *args: Any) -> Any:
+        self._used.add(pool)
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
     async def solve(self, session: str, request: PlanRequest) -> tuple[Solved | None, str]:
@@ -382,13 +381,37 @@ class Workers:
             if not self._sessions and self._drawers is not None:
                 self._drawers.submit(release_memory)
 
+    def recycle(self) -> int:
+        """Replace each pool that has run a task since it started and serves no session (the
+        drawers serve every session) by a fresh one, started and loaded now without waiting
+        for it: what the tasks left in a process (matplotlib's caches, memory its allocator
+        keeps) goes with it. A task under way in a replaced pool still finishes there. Returns
+        how many pools were replaced."""
+        serving = set(self._sessions.values())
+        replaced = 0
+        for k, pool in enumerate(self._solvers):
+            if pool in self._used and k not in serving:
+                self._solvers[k], replaced = self._retire(pool, False), replaced + 1
+        if self._drawers is not None and self._drawers in self._used and not self._sessions:
+            self._drawers, replaced = self._retire(self._drawers, True), replaced + 1
+        return replaced
+
+    def _retire(self, pool: ProcessPoolExecutor, drawer: bool) -> ProcessPoolExecutor:
+        """Let ``pool`` end once its work is done; a fresh pool of its size in its place."""
+        self._used.discard(pool)
+        self._retired = [p for p in self._retired if _processes(p)]
+        with contextlib.suppress(RuntimeError):  # already shut down
+            pool.shutdown(wait=False)
+        self._retired.append(pool)
+        return self._pool(self._drawer_count if drawer else 1, drawer)
+
     def shutdown(self) -> None:
         """Stop every worker process: work not started is dropped, work under way is given
         :data:`SHUTDOWN_WAIT` seconds to finish, then stopped."""
         import time
 
-        pools = [*self._solvers, *([self._drawers] if self._drawers is not None else [])]
-        processes = [p for pool in pools for p in (getattr(pool, "_processes", None) or {}).values()]
+        pools = [*self._solvers, *([self._drawers] if self._drawers is not None else []), *self._retired]
+        processes = [p for pool in pools for p in _processes(pool)]
         for pool in pools:
             pool.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + SHUTDOWN_WAIT
@@ -402,66 +425,6 @@ class Workers:
             pool.shutdown(wait=True)
 
 
-_NOTHING = object()
-
-
-class Latest:
-    """The newest result of a slow job, for one session's outputs.
-
-    :meth:`get` returns the result for the arguments given if it is ready; otherwise it asks
-    for it and raises Shiny's "in progress" signal, so that the outputs reading it keep their
-    last value, marked as updating. One job runs at a time; arguments asked for meanwhile
-    replace each other, and only the newest is run next. The job's exceptions become the
-    result ``(None, message)``.
-
-    Parameters
-    ----------
-    run : callable
-        ``await run(args)``: the job.
-    """
-
-    def __init__(self, run: Callable[[Any], Awaitable[Any]]) -> None:
-        from shiny import reactive
-
-        self._run = run
-        self._done: Any = reactive.value(None)
-        self._wanted: Any = _NOTHING
-        self._running: Any = _NOTHING
-        self._task: asyncio.Task[None] | None = None
-        self._closed = False
-
-    def get(self, args: Any) -> Any:
-        """The result for ``args``; read in a reactive context (it depends on the result)."""
-        from shiny import req
-
-        done = self._done()
-        if done is not None and done[0] == args:
-            return done[1]
-        self._wanted = _NOTHING if args == self._running else args
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._work())
-        req(False, cancel_output="progress")
-
-    async def _work(self) -> None:
-        from shiny import reactive
-
-        try:
-            while self._wanted is not _NOTHING and not self._closed:
-                self._running, self._wanted = self._wanted, _NOTHING
-                try:
-                    outcome = await self._run(self._running)
-                except Exception as exc:  # a worker that died, a result that would not pickle
-                    outcome = (None, f"internal error: {type(exc).__name__}: {exc}")
-                if self._closed:
-                    return
-                async with reactive.lock():
-                    self._done.set((self._running, outcome))
-                    await reactive.flush()
-        finally:
-            self._running, self._task = _NOTHING, None
-
-    def close(self) -> None:
-        """The session has ended: run nothing more."""
-        self._closed = True
-        if self._task is not None:
-            self._task.cancel()
+def _processes(pool: ProcessPoolExecutor) -> list[Any]:
+    """The processes of a pool that are still alive."""
+    return [p for p in list((getattr(pool, "_processes", None) or {}).values()) if p.is_alive()]
