@@ -9,6 +9,7 @@ says what each other count would have given.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -19,7 +20,11 @@ from ..program import Plan, Problem
 from ..program.infrastructure import RENT_KEYS, Infrastructure, infrastructure
 from ..spec import check
 
-__all__ = ["infra_request", "parse_cores", "solve_infrastructure"]
+#: Most cores counts one request chooses among: each is priced through the pipeline and, after
+#: the solve, solved alone for what it would have given.
+MOST_CORES_CHOICES = 64
+
+__all__ = ["chooses", "infra_request", "parse_cores", "solve_infrastructure"]
 
 
 def parse_cores(text: str, option: str = "cores_choices") -> list[float]:
@@ -43,13 +48,18 @@ def parse_cores(text: str, option: str = "cores_choices") -> list[float]:
         except ValueError:
             raise InputError(f"{option} = {text!r} is invalid: {item!r} is not a count or a range A-B") from None
         for end in ends:
-            if end != round(end) or end < 1:
+            if not math.isfinite(end) or end != round(end) or end < 1:
                 raise InputError(f"{option} = {text!r} is invalid: {item!r} must be whole numbers ≥ 1")
             check(spec, end, option)
         if dash and ends[1] < ends[0]:
             raise InputError(f"{option} = {text!r} is invalid: the range {item!r} runs backwards")
+        if ends[-1] - ends[0] >= MOST_CORES_CHOICES:
+            raise InputError(f"{option} = {text!r}: more than {MOST_CORES_CHOICES} counts; give fewer")
         counts += [float(c) for c in range(int(ends[0]), int(ends[-1]) + 1)]
-    return sorted(set(counts))
+    found = sorted(set(counts))
+    if len(found) > MOST_CORES_CHOICES:
+        raise InputError(f"{option} = {text!r}: {len(found)} counts, more than {MOST_CORES_CHOICES}; give fewer")
+    return found
 
 
 def infra_request(
@@ -69,24 +79,35 @@ def infra_request(
     InputError
         An unknown capacity to rent, a bad limit, a bad format or cores list.
     """
+    if isinstance(formats, str) or (formats is not None and not all(isinstance(f, str) for f in formats)):
+        raise InputError(f"formats = {formats!r} is invalid: a list of recorded, model_side, decoded")
+    if cores_choices is not None:
+        if isinstance(cores_choices, str | int | float) or not all(isinstance(c, int | float) for c in cores_choices):
+            raise InputError(f"cores_choices = {cores_choices!r} is invalid: a list of whole numbers ≥ 1")
+        cores_choices = parse_cores(",".join(f"{float(c):g}" for c in cores_choices)) if cores_choices else []
     cluster = ledger.cluster
     for name, limit in (rent or {}).items():
         if name not in RENT_KEYS:
             raise InputError(f"rent {name!r} is unknown: capacities that may be rented are {', '.join(RENT_KEYS)}")
         key = RENT_KEYS[name][0]
         cluster = cluster.replace(**{key: check(CLUSTER_FIELDS["capacity"][key], limit, f"rent {name}")})
-    listed = "formats" in ledger.sources and (ledger.sources["formats"].astype(str).str.strip() != "").any()
-    renting = any(getattr(cluster, key) > 0 for key, _price in RENT_KEYS.values())
-    several = cores_choices is not None and len(set(cores_choices)) > 1
-    if not (formats or listed or renting or several or cores_choices is not None):
+    if not (formats or cores_choices is not None or chooses(Ledger(ledger.sources, cluster, ledger.path))):
         return None
     return infrastructure(problem, ledger.sources, cluster, formats=formats, cores=cores_choices,
                           byte_price_x=1.0 if byte_price_x is None else byte_price_x)  # fmt: skip
 
 
+def chooses(ledger: Ledger) -> bool:
+    """True where the ledger itself asks the program to choose infrastructure: a source's
+    ``formats`` cell, or capacity that may be rented (``[capacity] rent_*``)."""
+    listed = "formats" in ledger.sources and bool((ledger.sources["formats"].astype(str).str.strip() != "").any())
+    return listed or any(getattr(ledger.cluster, key) > 0 for key, _price in RENT_KEYS.values())
+
+
 def solve_infrastructure(inf: Infrastructure, solve: Callable[[Infrastructure], Plan]) -> Plan:
     """The plan over ``inf``'s options; with several cores counts, ``infrastructure["cores_values"]``
-    gives the best value at each count alone (by count, the chosen one's the plan's)."""
+    gives the best value at each count alone (by count, the chosen one's the plan's), or in
+    target mode ``infrastructure["cores_money"]`` the least money at each."""
     plan = solve(inf)
     if len(inf.cores) > 1 and plan.infrastructure is not None:
         values: dict[str, float] = {}
@@ -104,6 +125,10 @@ def solve_infrastructure(inf: Infrastructure, solve: Callable[[Infrastructure], 
                 capacity={k: v[[list(inf.cores).index(count)]] for k, v in inf.capacity.items()},
                 cores=inf.cores[[list(inf.cores).index(count)]],
             )  # fmt: skip
-            values[f"{count:g}"] = solve(alone).value
-        plan = replace(plan, infrastructure={**plan.infrastructure, "cores_values": values})
+            other = solve(alone)
+            values[f"{count:g}"] = other.spent_usd if plan.mode == "target" else other.value
+        key = "cores_money" if plan.mode == "target" else "cores_values"
+        if plan.mode == "target":
+            values[f"{plan.infrastructure['cores_per_accelerator']:g}"] = plan.spent_usd
+        plan = replace(plan, infrastructure={**plan.infrastructure, key: values})
     return plan

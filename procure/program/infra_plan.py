@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .infrastructure import Infrastructure
-from .plan import Plan
+from .plan import UNSPENT_SHARE, Plan
 from .problem import BOUGHT_HOURS, CAPACITIES
 
 #: Columns of the formats table (``Plan.infrastructure["formats"]``) with their units.
@@ -61,6 +61,7 @@ def read_infra_plan(inf: Infrastructure, plan: Plan, q: np.ndarray, rented: np.n
             share = q[o] / total if total > 0 else (1.0 if k == 0 else 0.0)
             row = p.iloc[i].to_dict()
             row.update(
+                held_hours=float(row["held_hours"]) if k == 0 else 0.0,  # held hours once, on the first row
                 hours=float(q[o]),
                 purchase_usd=float(
                     inf.base.column("price_usd_per_hour")[i] * q[o] + (fee[i] if k == 0 and total > 0 else 0.0)
@@ -81,6 +82,9 @@ def read_infra_plan(inf: Infrastructure, plan: Plan, q: np.ndarray, rented: np.n
                 "pixels_per_token": float(inf.pixels_per_token[o]), "hours": float(q[o]),
             })  # fmt: skip
     sources = pd.DataFrame(rows)
+    # Rent no more than the plan uses (with the budget slack, the solver may rent more for nothing).
+    need = [max(0.0, float(inf.usage[r] @ q + inf.held_usage[r][c] - inf.capacity[r][c])) for r in inf.rent]
+    rented = np.minimum(np.asarray(rented, dtype=float), np.array(need, dtype=float))
     rent_usd = {r: float(rented[k] * inf.rent[r][1]) for k, r in enumerate(inf.rent)}
     purchase = float(sources["purchase_usd"].sum())
     transport = float(sources["transport_usd"].sum())
@@ -98,5 +102,13 @@ def read_infra_plan(inf: Infrastructure, plan: Plan, q: np.ndarray, rented: np.n
         "rent_usd": rent_usd,
         "formats": pd.DataFrame(formats, columns=list(FORMAT_COLUMNS)),
     }
+    spent = purchase + transport + sum(rent_usd.values())
+    notes = [note for note in plan.notes if not note.startswith("the budget is more than anything can use")]
+    budget = float(inf.base.budget or 0.0)
+    if plan.lambda_ == 0 and budget > 0 and spent < budget * (1 - UNSPENT_SHARE):
+        notes.append(
+            f"the budget is more than anything can use: the plan spends ${spent:,.2f} of ${budget:,.2f} (rent "
+            "included); availability and capacities bind (see the capacities)"
+        )
     return replace(plan, sources=sources, capacities=capacities, purchase_usd=purchase, transport_usd=transport,
-                   spent_usd=purchase + transport + sum(rent_usd.values()), infrastructure=info)  # fmt: skip
+                   spent_usd=spent, infrastructure=info, notes=notes)  # fmt: skip

@@ -18,6 +18,8 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from ..errors import Reason, SolveError
+from ..ledger.schema import MOST_HOURS
 from .bounds import CurveArrays
 from .infrastructure import Infrastructure
 
@@ -30,7 +32,24 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     """``O``, ``q``, ``kept``; ``C``, ``core``, ``one_count``, ``by_count``; ``KF``, ``keep``,
     ``one_format``, ``by_format``; ``Rr``, ``rented`` (see the module)."""
     n = inf.n
-    upper = a.upper[inf.source]
+    # No option is bought beyond what the budget buys at its cost: a bound that holds for the
+    # budget the model is built for (a larger one rebuilds it, see BuiltModel.budget_dependent),
+    # and keeps the big-M of the choice rows no larger than it need be.
+    budget = float(inf.base.budget or 0.0)
+    with np.errstate(divide="ignore"):
+        afford = np.where(inf.cost > 0, budget / np.where(inf.cost > 0, inf.cost, 1.0), np.inf)
+    upper = np.minimum(a.upper[inf.source], afford)
+    formats = np.array([len({f for f, i in zip(inf.format, inf.source, strict=True) if i == k}) for k in range(n)])
+    tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else ((~inf.split) & (formats > 1))[inf.source]
+    wide = np.flatnonzero(tied & (upper > MOST_HOURS))  # options in a big-M row
+    if len(wide):
+        i = int(inf.source[wide[0]])
+        name = inf.base.sources["source"].iloc[i]
+        raise SolveError(
+            f"{name!r} could take {upper[wide[0]]:.3g} h (what the budget buys, its availability unlimited), more than "
+            f"the {MOST_HOURS:.0e} h a choice of cores or formats is made over reliably: give it available_hours",
+            Reason.INVALID,
+        )
     m.O = pyo.Set(initialize=range(inf.options), ordered=True)
     m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(upper[o])), initialize=0.0)
     of_source: list[list[int]] = [[] for _ in range(n)]

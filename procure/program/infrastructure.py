@@ -5,7 +5,8 @@ every source), each with its own bill, bytes, accelerator-hours and core-hours t
 pipeline (:func:`procure.ledger.transport` of the source's row changed):
 
 * ``recorded``: as the ledger has it (today);
-* ``model_side``: re-encoded (H.264, the cluster's bits per pixel and keyframe interval) as a
+* ``model_side``: re-encoded (H.264 at the default bits per pixel of ``sources.csv``, 8 Mbit/s
+  at 1080p30, and the cluster's keyframe interval) as a
   square frame of the model's input side, ``input_side × input_side`` px: a frame the model
   takes as it is (π = its patch's pixels per token; the aspect ratio is not kept, as a square
   crop or resize would not keep it), paying once per hour the core-hours to decode the recorded
@@ -31,8 +32,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid
-from ..ledger import Cluster, transport
+from ..errors import Reason, SolveError, invalid
+from ..ledger import SOURCE_COLUMNS, Cluster, transport
 from ..pipeline import bill
 from ..spec import did_you_mean
 from .problem import CAPACITIES, Problem
@@ -126,6 +127,23 @@ class Infrastructure:
         raise invalid("reprice", "infrastructure", "options are priced with the cluster: build them anew")
 
 
+def _check_held_fits(capacity: dict[str, np.ndarray], held: dict[str, np.ndarray],
+                     rents: dict[str, tuple[float, float]], counts: np.ndarray) -> None:  # fmt: skip
+    """A :class:`SolveError` where the hours already held (as recorded) break a capacity at every
+    cores count, even with all that may be rented."""
+    for name, (_column, unit) in CAPACITIES.items():
+        room = capacity[name] + rents.get(name, (0.0, 0.0))[0] - held[name]
+        if np.all(room < -1e-12 * np.maximum(1.0, np.abs(capacity[name]))):
+            c = int(np.argmax(room))
+            raise SolveError(
+                f"infeasible: the hours already held need {held[name][c]:,.1f} {unit} of {name} (as recorded, at "
+                f"{counts[c]:g} cores), the capacity is {capacity[name][c]:,.1f} {unit}"
+                + (f" with {rents[name][0]:,.1f} to rent" if name in rents else "")
+                + ": raise the capacity or lower held_hours",
+                Reason.INFEASIBLE,
+            )
+
+
 def source_formats(sources: pd.DataFrame, given: Sequence[str] | None) -> list[tuple[str, ...]]:
     """The formats each source may take: ``given`` for every source that can take them, else
     its ``formats`` cell (blank: as recorded only).
@@ -144,8 +162,9 @@ def source_formats(sources: pd.DataFrame, given: Sequence[str] | None) -> list[t
         names = names or ("recorded",)
         for name in names:
             if name not in FORMATS:
-                raise invalid(f"formats of {row['source']!r}", name, f"allowed are {', '.join(FORMATS)}"
-                              + did_you_mean(name, FORMATS))  # fmt: skip
+                field = "formats" if given is not None else f"formats of {row['source']!r}"
+                hint = f" (join formats with {FORMAT_JOIN!r})" if "," in name else did_you_mean(name, FORMATS)
+                raise invalid(field, name, f"allowed are {', '.join(FORMATS)}{hint}")
         if str(row["stored"]) != "video":
             other = [f for f in names if f != "recorded"]
             if other and given is None:
@@ -162,6 +181,7 @@ def _variant(sources: pd.DataFrame, fmt: str, cluster: Cluster) -> pd.DataFrame:
     if fmt == "model_side":
         s["width"] = cluster.input_side
         s["height"] = cluster.input_side
+        s["bits_per_pixel"] = SOURCE_COLUMNS["bits_per_pixel"].default  # the default H.264 rate
         for column in ("gop", "core_fps_1080p"):  # the new stream is the cluster's H.264
             if column in s:
                 s[column] = np.nan
@@ -214,6 +234,7 @@ def infrastructure(
     usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     held_usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
+    recorded_least: dict[str, np.ndarray] = {}
     for c, count in enumerate(counts):
         cl = cluster.replace(cores_per_accelerator=float(count), byte_usd_per_gb=cluster.byte_usd_per_gb * byte_price_x)
         capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
@@ -221,7 +242,9 @@ def infrastructure(
         capacity["storage_gb"].append(cl.storage_gb)
         recorded = transport(sources, cl)
         for name, (column, _unit) in CAPACITIES.items():
-            held_usage[name].append(float(recorded[column].to_numpy(dtype=float) @ problem.held))
+            per_hour = recorded[column].to_numpy(dtype=float)
+            held_usage[name].append(float(per_hour @ problem.held))
+            recorded_least[name] = np.minimum(recorded_least.get(name, per_hour), per_hour)
         for fmt in FORMATS:
             takes = np.array([fmt in a for a in allowed])
             if not takes.any():
@@ -258,7 +281,7 @@ def infrastructure(
     s = problem.sources.copy()
     s["transport_usd_per_hour"] = least_cost - price
     for name in CAPACITIES:
-        least = np.full(n, np.inf)
+        least = np.minimum(np.full(n, np.inf), recorded_least[name])  # held hours stay recorded
         np.minimum.at(least, source, use[name])
         s[name] = least
     rents: dict[str, tuple[float, float]] = {}
@@ -271,6 +294,7 @@ def infrastructure(
             if limit > 0:
                 rents[name] = (limit, unit)
     caps = {name: np.array(v, dtype=float) for name, v in capacity.items()}
+    _check_held_fits(caps, {k: np.array(v) for k, v in held_usage.items()}, rents, counts)
     most = {name: float(caps[name].max() + rents.get(name, (0.0, 0.0))[0]) for name in CAPACITIES}
     base = replace(problem, sources=s, capacity=most)
     split = (

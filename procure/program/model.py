@@ -83,6 +83,8 @@ class BuiltModel:
         The objective at the true value of each curve [own-hour equivalents].
     hill_breakpoints : dict of int to numpy.ndarray
         The breakpoints of each hill curve, in its hours [h].
+    budget_dependent : bool
+        Some bound of the model holds only up to ``bounds_budget`` (the purchase options' hours).
     cut_keys : set
         The identity of every tangent cut in ``model.cuts`` (see :func:`procure.program.forms.add_cuts`),
         kept beside the cut blocks by the one function that adds both.
@@ -101,6 +103,7 @@ class BuiltModel:
     objective_of: Callable[[np.ndarray], float]
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     cut_keys: set[tuple[int, float]] = field(default_factory=set)
+    budget_dependent: bool = False
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
@@ -290,6 +293,7 @@ def build(
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
+    built.budget_dependent = isinstance(sp, Infrastructure)
     guided = (
         dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
     )

@@ -182,9 +182,10 @@ class Program:
     def at_budget(self, budget: float) -> None:
         """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
         b = self._built
-        if b is None or (
-            (b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()) and budget > b.bounds_budget
-        ):
+        bounded = b is not None and (
+            b.budget_dependent or b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()
+        )
+        if b is None or (bounded and budget > b.bounds_budget):
             self._build(self._with_budget(budget))
         else:
             self._put_budget(budget)

@@ -105,7 +105,7 @@ def test_re_encoding_at_the_model_side_gives_196_pixels_per_token():
     ledger = own_alone()
     problem = from_ledger(ledger, budget=10_000)
     plan = Program(infrastructure(problem, ledger.sources, ledger.cluster, formats=["model_side"])).solve()
-    assert plan.sources["pixels_per_token"].iloc[0] == pytest.approx(196.0)  # 224² / (16²)
+    assert plan.sources["pixels_per_token"].iloc[0] == pytest.approx(196.0)  # 224² px over (224 / 14)² tokens
     assert plan.sources["format"].iloc[0] == "model_side"
 
 
@@ -186,3 +186,46 @@ def test_a_rendered_source_cannot_be_re_encoded_by_its_own_column():
     s.loc[s["source"] == "sim", "formats"] = "recorded+model_side"
     with pytest.raises(procure.ProcureError, match=r"formats of 'sim'.*stored rendered"):
         procure.solve(Ledger(s, base.cluster, base.path), budget=1e5)
+
+
+def test_held_hours_stay_as_recorded_whatever_the_format():
+    # The default own source holds 200 h: as decoded they would need 201,554 GB, as recorded 2,160 GB.
+    plan = procure.solve(budget=100_000, formats=["decoded"])
+    assert plan.value > 0
+    caps = plan.capacities.set_index("capacity")
+    assert caps.loc["storage_gb", "used"] <= caps.loc["storage_gb", "limit"] * (1 + 1e-9)
+
+
+def test_rent_is_no_more_than_the_plan_uses():
+    plan = procure.solve(budget=1e7, rent={"core_hours": 1e6, "accelerator_hours": 1e6})
+    caps = plan.capacities.set_index("capacity")
+    for name, units in plan.infrastructure["rented"].items():
+        assert caps.loc[name, "used"] >= caps.loc[name, "limit"] - units - 1e-6 * max(1.0, units)
+
+
+def test_target_mode_reports_the_least_money_at_each_count():
+    plan = procure.solve(target=1000, cores_choices=[8, 24])
+    money = plan.infrastructure["cores_money"]
+    assert set(money) == {"8", "24"} and "cores_values" not in plan.infrastructure
+    assert money[f"{plan.infrastructure['cores_per_accelerator']:g}"] == pytest.approx(min(money.values()), rel=2e-4)
+
+
+@pytest.mark.parametrize("bad", ["inf", "nan", "1e400", "1-1000"])
+def test_cores_lists_that_are_not_counts_are_one_line(bad, capsys):
+    from procure.interfaces.cli import main
+
+    assert main(["solve", "--budget", "1e5", "--cores-choices", bad]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("procure: error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_a_split_source_counts_its_held_hours_once():
+    base = load_ledger()
+    s = base.sources.copy()
+    twin = s["source"] == "twin"
+    s.loc[twin, "formats"] = "recorded+model_side"
+    s.loc[twin, "split_formats"] = "yes"
+    s.loc[twin, "held_hours"] = 100.0
+    plan = procure.solve(Ledger(s, base.cluster, base.path), budget=100_000)
+    rows = plan.sources[plan.sources["source"] == "twin"]
+    assert rows["held_hours"].sum() == pytest.approx(100.0)

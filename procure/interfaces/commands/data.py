@@ -63,6 +63,12 @@ def calibrate_command(
         raise click.UsageError("give one or more VIDEO files")
     if write and (ledger_dir is None or source is None):
         raise click.UsageError("--write needs --ledger DIR and --source NAME")
+    if write and ledger_dir is not None:
+        from ...install import shipped
+
+        if shipped(ledger_dir):
+            raise click.UsageError(f"--ledger {ledger_dir} is the shipped default ledger, never written: copy it "
+                                   "first (procure init DIR) and write into the copy")  # fmt: skip
     check_repeat(repeat)
     out = outputs(json_out=json_out)
     if write:

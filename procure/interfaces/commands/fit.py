@@ -98,6 +98,12 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
 
     if write and ledger_dir is None:
         raise click.UsageError("--write needs --ledger DIR: the shipped default ledger is never written")
+    if write and ledger_dir is not None:
+        from ...install import shipped
+
+        if shipped(ledger_dir):
+            raise click.UsageError(f"--ledger {ledger_dir} is the shipped default ledger, never written: copy it "
+                                   "first (procure init DIR) and write into the copy")  # fmt: skip
     for name, value in (("walkers", walkers), ("steps", steps), ("burn_in", burn_in), ("seed", seed),
                         ("draws", draws), ("groups", groups)):  # fmt: skip
         check_setting(name, value, name)

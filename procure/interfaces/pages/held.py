@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...defaults import TABLE_ROWS
 from ...errors import ProcureError
+from ...install import shipped
 from ..tables import visible
 from .parts import Refused, number, shown
 
@@ -36,22 +37,6 @@ COLUMN = "held_hours"
 def editable(ledger: Ledger) -> list[str]:
     """The sources that have a held-hours box: the first :data:`HELD_BOXES`."""
     return [str(name) for name in ledger.sources["source"].iloc[:HELD_BOXES]]
-
-
-def installation_roots() -> list[Path]:
-    """The folders the app never writes into: the installed package (its shipped data
-    included), the shipped default ledger, and a checkout's ``ledgers/default``."""
-    from ...ledger import default_ledger_dir
-
-    package = Path(__file__).resolve().parents[2]  # the procure package
-    roots = [package, default_ledger_dir().resolve(), package.parent / "ledgers" / "default"]
-    return [r.resolve() for r in roots]
-
-
-def shipped(folder: Path) -> bool:
-    """Whether a ledger folder (or the ``sources.csv`` it links to) is part of the installation."""
-    places = [folder.resolve(), (folder / "sources.csv").resolve()]
-    return any(p == r or p.is_relative_to(r) for p in places for r in installation_roots())
 
 
 def refusal(folder: Path) -> str:

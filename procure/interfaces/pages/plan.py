@@ -81,8 +81,32 @@ def page(ledger: Ledger) -> Any:
             ui.card(ui.card_header("The ledger's sources"), table("sources_table"), ui.output_text("sources_more")),
             col_widths=LAYOUT,
         ),
+        *extra_cards(ledger),
         ui.card(ui.card_header("Value curves and the plan's points"), figure("curves"), ui.output_text("curves_note")),
     )
+
+
+def has_periods(ledger: Ledger) -> bool:
+    """True where the ledger folder has a ``periods.csv``: the plan is a schedule."""
+    from ...ledger.periods import ledger_periods
+
+    return ledger_periods(ledger.path, None) is not None
+
+
+def extra_cards(ledger: Ledger) -> list[Any]:
+    """The schedule's card over periods, and the infrastructure's where the ledger asks for a choice."""
+    from shiny import ui
+
+    from ...analyses.infra import chooses
+
+    cards = []
+    if has_periods(ledger):
+        cards.append(ui.card(ui.card_header("The schedule: hours bought by period"), table("schedule_table"),
+                             table("period_table")))  # fmt: skip
+    elif chooses(ledger):
+        cards.append(ui.card(ui.card_header("Infrastructure: formats, cores and rented capacity"),
+                             ui.output_text("infra_lines"), table("formats_table")))  # fmt: skip
+    return cards
 
 
 def setting(input: Any, ledger: Ledger) -> tuple[tuple[tuple[str, float], ...], tuple[tuple[str, float], ...]]:
@@ -202,6 +226,26 @@ def server(
     def capacities() -> Any:
         v = view()
         return html_table(v.capacities) if v is not None else None
+
+    @shiny_render.ui
+    def schedule_table() -> Any:
+        v = view()
+        return html_table(v.schedule) if v is not None else None
+
+    @shiny_render.ui
+    def period_table() -> Any:
+        v = view()
+        return html_table(v.periods) if v is not None else None
+
+    @shiny_render.text
+    def infra_lines() -> str:
+        v = view()
+        return " ".join(v.infrastructure) if v is not None else ""
+
+    @shiny_render.ui
+    def formats_table() -> Any:
+        v = view()
+        return html_table(v.formats) if v is not None else None
 
     @shiny_render.ui
     def sources_table() -> Any:

@@ -83,6 +83,21 @@ class PlanRequest:
 
         return from_ledger(self.ledger, budget=self.budget, held=dict(self.held), max_share=dict(self.shares) or None)
 
+    def formulation(self) -> Any:
+        """What the program solves for this request: over the ledger folder's periods when it has
+        a ``periods.csv``, over purchase options when its sources or cluster ask for a choice of
+        infrastructure (:func:`procure.analyses.infra.chooses`), else the problem itself."""
+        from ...analyses.infra import infra_request
+        from ...ledger.periods import ledger_periods, read_periods
+        from ...program.periods import period_problem
+
+        problem = self.problem()
+        path = ledger_periods(self.ledger.path, None)
+        if path is not None:
+            return period_problem(problem, read_periods(path, self.ledger.sources))
+        options = infra_request(problem, self.ledger)
+        return options if options is not None else problem
+
 
 @dataclass(frozen=True, eq=False)
 class PlanView:
@@ -94,11 +109,25 @@ class PlanView:
     plan: Rows
     capacities: Rows
     sources: Rows
+    schedule: Rows | None = None
+    periods: Rows | None = None
+    formats: Rows | None = None
+    infrastructure: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, plan: Plan, sources: Rows) -> PlanView:
-        """The view of a solved plan, with the sources table of its problem (:func:`sources_rows`)."""
-        return cls(plan_numbers(plan), plan_rows(plan), capacity_rows(plan), sources)
+        """The view of a solved plan, with the sources table of its problem (:func:`sources_rows`);
+        over periods with its schedule, with infrastructure with its formats and choices."""
+        from ..infra_tables import format_rows, infrastructure_lines
+        from ..schedule_tables import PERIOD_COLUMNS, period_rows, schedule_rows, schedule_rows_by_period
+
+        view = cls(plan_numbers(plan), plan_rows(plan), capacity_rows(plan), sources)
+        if plan.schedule is not None and plan.periods is not None:
+            hours = schedule_rows_by_period(plan) if len(plan.periods) > PERIOD_COLUMNS else schedule_rows(plan)
+            view = replace(view, schedule=hours, periods=period_rows(plan))
+        if plan.infrastructure is not None:
+            view = replace(view, formats=format_rows(plan), infrastructure=tuple(infrastructure_lines(plan)))
+        return view
 
 
 def sources_rows(problem: Problem) -> Rows:
@@ -208,7 +237,7 @@ def solve_plan(session: str, request: PlanRequest) -> tuple[Solved | None, str]:
             _, program, sources = kept
             program.set_budget(request.budget)
         else:
-            program = Program(request.problem(), time_limit=APP_TIME_LIMIT)
+            program = Program(request.formulation(), time_limit=APP_TIME_LIMIT)
             sources = sources_rows(program.problem)
         _PROGRAMS[session] = (setting, program, sources)
         while len(_PROGRAMS) > PROGRAMS_KEPT:
