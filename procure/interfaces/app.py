@@ -1,6 +1,6 @@
 """``procure app``: the lesson's widget and the planner in a browser (Shiny for Python).
 
-Three pages, a module each in :mod:`procure.interfaces.pages`:
+Three pages (four with a fit), a module each in :mod:`procure.interfaces.pages`:
 
 * **Pipeline** — one format on one cluster, as ``procure bill`` evaluates it, and the queue as
   ``procure simulate`` runs it. No solve.
@@ -8,6 +8,11 @@ Three pages, a module each in :mod:`procure.interfaces.pages`:
   moves; held hours and mix bounds rebuild it.
 * **Byte prices** — hours per source against the byte-price multiplier, for the Plan page's
   inputs, with the interval over which the plan keeps its shape.
+* **Fit** — where the ledger folder has a ``runs.csv``: the value curves fitted from the team's
+  training runs (:mod:`procure.interfaces.pages.fit`).
+
+The Plan page gains the schedule when the ledger folder has a ``periods.csv``, and the formats,
+cores and rented capacity when its sources or cluster ask for a choice of infrastructure.
 
 Every number shown comes from the library and is formatted by :mod:`procure.interfaces.tables`,
 the cells the commands' tables print. Each browser session reads the ledger as it is when the
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ProcureError
+from .pages import fit as fit_page
 from .pages import pipeline, plan, prices
 from .pages.parts import STYLE, LedgerFiles
 from .pages.work import Latest, Workers, release_memory
@@ -85,6 +91,7 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
             ui.nav_panel("Pipeline", pipeline.page(ledger)),
             ui.nav_panel("Plan", plan.page(ledger)),
             ui.nav_panel("Byte prices", prices.page()),
+            *([ui.nav_panel("Fit", fit_page.page(ledger))] if fit_page.has_runs(ledger) else []),
             title=f"procure — {visible(ledger.path.name)}",
             id="page",
             header=ui.tags.style(STYLE),
@@ -100,6 +107,8 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
         jobs: list[Latest] = pipeline.server(input, output, ledger, work)
         plan_jobs, asked = plan.server(input, output, ledger, token, work, key)
         jobs += [*plan_jobs, prices.server(input, output, asked, work)]
+        if fit_page.has_runs(ledger):
+            jobs.append(fit_page.server(input, output, ledger, work))
 
         def ended() -> None:
             for job in jobs:

@@ -609,3 +609,48 @@ def test_a_closed_job_lets_go_of_its_work_and_its_result():
 
     with ThreadPoolExecutor(1) as thread:
         thread.submit(asyncio.run, main()).result()
+
+
+def test_a_ledger_with_periods_shows_the_schedule_solve_prints(browser, tmp_path, capsys):
+    folder = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), folder)
+    (folder / "periods.csv").write_text("period,months,money_usd\nQ1,3,25000\nQ2,3,25000\nQ3,3,25000\nQ4,3,25000\n")
+    record = solve_json(capsys, "--ledger", str(folder), "--budget", "100000")
+    proc, url = start_app(folder)
+    try:
+        p = open_page(browser, url, tab="Plan")
+        wait_text(p, "plan_value", lambda t: t == f"{record['value']:,.2f}")
+        p.wait_for_selector("#schedule_table tbody tr")
+        rows = table_cells(p, "schedule_table")
+        heads = p.eval_on_selector_all("#schedule_table thead th", "ths => ths.map(t => t.innerText.trim())")
+        assert heads == ["source", "Q1", "Q2", "Q3", "Q4", "all"]
+        sim = next(r for r in rows if r[0] == "sim")
+        first = next(s for s in record["schedule"] if s["period"] == "Q1" and s["source"] == "sim")
+        assert sim[1] == tables.number(first["hours"])
+        lam = [r[-1] for r in table_cells(p, "period_table")]
+        assert lam == [f"{record['lambda_by_period'][q]:.4g}" for q in ("Q1", "Q2", "Q3", "Q4")]
+        p.context.close()
+    finally:
+        stop(proc)
+
+
+def test_a_ledger_that_asks_for_formats_shows_the_infrastructure(browser, tmp_path, capsys):
+    import pandas as pd
+
+    folder = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), folder)
+    table = pd.read_csv(folder / "sources.csv", dtype=str, keep_default_na=False)
+    table["formats"] = ["recorded+model_side" if kind != "sim" else "" for kind in table["kind"]]
+    table.to_csv(folder / "sources.csv", index=False)
+    record = solve_json(capsys, "--ledger", str(folder), "--budget", "100000")
+    proc, url = start_app(folder)
+    try:
+        p = open_page(browser, url, tab="Plan")
+        wait_text(p, "plan_value", lambda t: t == f"{record['value']:,.2f}")
+        p.wait_for_selector("#formats_table tbody tr")
+        assert "Cores per accelerator: 8." in p.inner_text("#infra_lines")
+        names = [r[0] for r in table_cells(p, "plan_table")]
+        assert "twin (model_side)" in names
+        p.context.close()
+    finally:
+        stop(proc)
