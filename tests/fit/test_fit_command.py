@@ -136,8 +136,9 @@ def test_scenarios_written_are_read_by_solve(ledger_dir, capsys, tmp_path):
 
 def test_write_sets_medians_and_ranges_and_nothing_else(ledger_dir, capsys):
     before = (ledger_dir / "sources.csv").read_text().splitlines()
-    code, out, err = _run(["fit", "--ledger", str(ledger_dir), "--fit", "twin.exchange_rate", *FAST_ARGS,
-                           "--write", "--json"], capsys)  # fmt: skip
+    # The sampler's defaults: --write refuses a fit that has not converged.
+    code, out, err = _run(["fit", "--ledger", str(ledger_dir), "--fit", "twin.exchange_rate", "--write", "--json"],
+                          capsys)  # fmt: skip
     assert code == 0, err
     row = json.loads(out)["parameters"][0]
     after = (ledger_dir / "sources.csv").read_text().splitlines()
@@ -191,3 +192,20 @@ def test_next_ranks_the_numbers_by_evppi_below_evpi(ledger_dir, capsys):
     assert all(r["evppi"] <= n["evpi"] + 1e-6 for r in rows)
     assert rows[0]["evppi_usd"] == pytest.approx(rows[0]["evppi"] / n["lambda"])
     assert n["ledger_plan_expected_value"] <= n["expected_value"] * (1 + 1e-6)  # the posterior's plan is no worse
+
+
+def test_write_refuses_a_fit_that_has_not_converged(ledger_dir, capsys):
+    before = (ledger_dir / "sources.csv").read_bytes()
+    code, _out, err = _run(["fit", "--ledger", str(ledger_dir), "--fit", "twin.exchange_rate", "--steps", "20",
+                            "--burn-in", "10", "--write"], capsys)  # fmt: skip
+    assert code == 2 and "has not converged" in err and "nothing written" in err
+    assert (ledger_dir / "sources.csv").read_bytes() == before
+
+
+def test_write_never_touches_the_shipped_ledger(capsys, tmp_path):
+    from procure.ledger import default_ledger_dir
+
+    code, _out, err = _run(
+        ["fit", str(tmp_path / "runs.csv"), "--ledger", str(default_ledger_dir()), "--write"], capsys
+    )
+    assert code == 2 and "shipped default ledger" in err

@@ -96,7 +96,7 @@ def resolve(items: tuple[str, ...] | None, sources: pd.DataFrame, runs: Runs) ->
     for item in items if items is not None else DEFAULT_FIT:
         key, dot, column = item.strip().rpartition(".")
         if column not in FIT_COLUMNS:
-            raise _fit_error(item, _allowed())
+            raise _fit_error(item, _allowed() + did_you_mean(column, FIT_COLUMNS))
         if not dot:
             rows = [i for i in range(len(names)) if used[i]]
             explicit = False
@@ -110,6 +110,15 @@ def resolve(items: tuple[str, ...] | None, sources: pd.DataFrame, runs: Runs) ->
             explicit = True
         for i in rows:
             value = float(sources[column].iloc[i])
+            numeraire = float(sources["exchange_rate"].iloc[i]) == NUMERAIRE
+            if column == "survival" and numeraire:
+                if explicit:
+                    why = (
+                        f"{names[i]} is the unit of value (exchange rate 1): its survival, like its rate, is never "
+                        "fitted (ρσ of the unit is what the link's scale is measured in)"
+                    )
+                    raise _fit_error(item, why)
+                continue
             if column == "exchange_rate" and value == NUMERAIRE:
                 if explicit:
                     why = (
@@ -130,6 +139,10 @@ def resolve(items: tuple[str, ...] | None, sources: pd.DataFrame, runs: Runs) ->
                                 "so it is not fitted")  # fmt: skip
                 continue
             chosen[(i, column)] = None
+    for i in sorted({i for i, _column in chosen}):
+        if (i, "exchange_rate") in chosen and (i, "survival") in chosen:
+            warnings.append(f"{names[i]}'s exchange_rate and survival enter only as their product ρσ: the runs inform "
+                            "the product, its split between them comes from the priors")  # fmt: skip
     for i in np.flatnonzero(~used).tolist():
         warnings.append(f"source {names[i]!r} is in no run: its {', '.join(FIT_COLUMNS)} cannot be learned and stay "
                         "at the ledger's values")  # fmt: skip

@@ -64,7 +64,7 @@ def calibrate_command(
     if write and (ledger_dir is None or source is None):
         raise click.UsageError("--write needs --ledger DIR and --source NAME")
     if write and ledger_dir is not None:
-        from ...install import shipped
+        from ...ledger.shipped import shipped
 
         if shipped(ledger_dir):
             raise click.UsageError(f"--ledger {ledger_dir} is the shipped default ledger, never written: copy it "

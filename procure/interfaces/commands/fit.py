@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ...defaults import DEFAULT_BUDGET
+from ...errors import InputError
 from ...fit_defaults import (
     DEFAULT_BURN_IN,
     DEFAULT_DRAWS,
@@ -99,7 +100,7 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     if write and ledger_dir is None:
         raise click.UsageError("--write needs --ledger DIR: the shipped default ledger is never written")
     if write and ledger_dir is not None:
-        from ...install import shipped
+        from ...ledger.shipped import shipped
 
         if shipped(ledger_dir):
             raise click.UsageError(f"--ledger {ledger_dir} is the shipped default ledger, never written: copy it "
@@ -145,6 +146,11 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     elif json_out is not None:
         for warning in result.warnings:
             click.echo(f"procure: warning: {warning}", err=True)
+    if write and not result.diagnostics["converged"]:
+        raise InputError(
+            f"--write: the sampler has not converged (split R-hat {result.diagnostics['rhat_max']:.3f}): nothing "
+            "written; run more --steps or --burn-in"
+        )
     if write:
         from ...ledger.edit import update_edit
 

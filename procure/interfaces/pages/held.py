@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...defaults import TABLE_ROWS
 from ...errors import ProcureError
-from ...install import shipped
+from ...ledger.shipped import shipped
 from ..tables import visible
 from .parts import Refused, number, shown
 
