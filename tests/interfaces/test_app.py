@@ -654,3 +654,23 @@ def test_a_ledger_that_asks_for_formats_shows_the_infrastructure(browser, tmp_pa
         p.context.close()
     finally:
         stop(proc)
+
+
+def test_a_ledger_with_runs_shows_the_fitted_curves(browser, tmp_path):
+    from procure.analyses.fit.simulate import runs_frame, simulate_runs
+
+    folder = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), folder)
+    sources = load_ledger(folder).sources
+    runs = simulate_runs(sources, {"twin.exchange_rate": 0.5}, {"p_min": 0.1, "p_max": 0.85, "value_scale": 300.0},
+                         runs=12, most_hours={"own": 800.0, "twin": 3000.0, "sim": 20000.0}, seed=3)  # fmt: skip
+    runs_frame(runs).to_csv(folder / "runs.csv", index=False)
+    proc, url = start_app(folder)
+    try:
+        p = open_page(browser, url, tab="Fit")
+        p.wait_for_selector("#fit_figure img", timeout=120_000)
+        rows = table_cells(p, "fit_parameters")
+        assert any(r[0] == "twin" and r[1] == "exchange_rate" for r in rows)
+        p.context.close()
+    finally:
+        stop(proc)
