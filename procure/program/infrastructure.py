@@ -294,6 +294,9 @@ def infrastructure(
             if limit > 0:
                 rents[name] = (limit, unit)
     caps = {name: np.array(v, dtype=float) for name, v in capacity.items()}
+    if "decoded" in rows["format"] and np.all(caps["storage_gb"] <= 0) and "storage_gb" not in rents:
+        raise invalid("formats", "decoded", "there is no storage to keep decoded frames in (storage_gb is 0 and none "
+                      "may be rented): give storage or leave decoded out")  # fmt: skip
     _check_held_fits(caps, {k: np.array(v) for k, v in held_usage.items()}, rents, counts)
     most = {name: float(caps[name].max() + rents.get(name, (0.0, 0.0))[0]) for name in CAPACITIES}
     base = replace(problem, sources=s, capacity=most)

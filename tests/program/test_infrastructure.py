@@ -229,3 +229,10 @@ def test_a_split_source_counts_its_held_hours_once():
     plan = procure.solve(Ledger(s, base.cluster, base.path), budget=100_000)
     rows = plan.sources[plan.sources["source"] == "twin"]
     assert rows["held_hours"].sum() == pytest.approx(100.0)
+
+
+def test_decoded_with_no_storage_is_one_line():
+    base = load_ledger()
+    ledger = Ledger(base.sources.assign(held_hours=0.0), base.cluster.replace(storage_gb=0.0), base.path)
+    with pytest.raises(procure.ProcureError, match="no storage to keep decoded frames"):
+        procure.solve(ledger, budget=1e5, formats=["recorded", "decoded"])
