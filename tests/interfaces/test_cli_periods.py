@@ -201,3 +201,18 @@ def test_sources_bought_in_part_return_lambda_per_dollar(tmp_path, capsys):
     assert between
     for r in between:
         assert r["marginal_value_per_usd"] == pytest.approx(data["lambda"], rel=0.02)
+
+
+def test_rank_and_sensitivity_say_they_plan_at_one_time(tmp_path, capsys):
+    import shutil
+
+    from procure.ledger import default_ledger_dir
+
+    folder = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), folder)
+    write(folder, QUARTERS)
+    code, out, err = run(["rank", "--ledger", str(folder), "--json", "-"], capsys)
+    assert code == 0 and "rank plans at one time" in err and "periods.csv" in err
+    json.loads(out)  # standard output stays one JSON object
+    code, _out, err = run(["rank", "--json", "-"], capsys)
+    assert code == 0 and "plans at one time" not in err

@@ -15,6 +15,7 @@ from ...defaults import (
     TABLE_ROWS,
     VARY_PARAMETERS,
 )
+from ...errors import ProcureError
 from ..options import (
     check_number,
     field_range,
@@ -23,6 +24,25 @@ from ..options import (
     plot_option,
 )
 from ..terminal import console, outputs, plots, progress
+
+
+def _one_time_note(ledger_dir: Path | None, command: str) -> None:
+    """Say on standard error when the ledger asks for what this command does not plan: periods, or
+    a choice of formats or rented capacity (it plans at one time, every source as recorded)."""
+    from ...analyses.infra import chooses
+    from ...ledger import load_ledger
+    from ...ledger.periods import ledger_periods
+
+    try:
+        ledger = load_ledger(ledger_dir)
+    except ProcureError:
+        return  # the command itself says why
+    parts = (["periods.csv"] if ledger_periods(ledger.path, None) is not None else []) + (
+        ["formats or rent keys"] if chooses(ledger) else []
+    )
+    if parts:
+        click.echo(f"procure: note: {command} plans at one time with every source as recorded: the ledger's "
+                   f"{' and '.join(parts)} are for procure solve", err=True)  # fmt: skip
 
 
 @click.command("rank")
@@ -49,6 +69,7 @@ def rank_command(ledger_dir: Path | None, by: str, budget: float | None, every_r
 
     out = outputs(json_out=json_out, plot=plot)
     out.reads(ledger_files(ledger_dir))
+    _one_time_note(ledger_dir, "rank")
     budget = check_number("budget", budget, "--budget")
     ledger = load_ledger(ledger_dir)
     table = rank(ledger, by, budget=budget)
@@ -164,6 +185,7 @@ def sensitivity_command(
     parameter, lo, hi = _check_range(byte_range, vary, steps)
     out = outputs(json_out=json_out, csv_out=csv_out, plot=plot)
     out.reads(ledger_files(ledger_dir))
+    _one_time_note(ledger_dir, "sensitivity")
     budget = check_number("budget", budget, "--budget")
     from ...analyses.sensitivity import sweep
 
