@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError
-from ..program.certify import dual_certified_value
+from ..program.certify import dual_certified
 from ..program.plan import Plan
 from ..program.problem import Problem
 from ..program.scenarios import ScenarioProblem
@@ -57,12 +57,14 @@ def best_values(options: dict[str, Any], problems: list[Problem]) -> list[float]
     tolerance = float(options.get("tolerance", DEFAULT_TOLERANCE))
     deadline = options.get("deadline")
     values = []
+    start = None  # each scenario's dual starts where the one before ended: they are alike
     for p in problems:
         if deadline is not None:
             deadline.time_limit()  # out of time: raise before the next problem
-        quick = dual_certified_value(p, tolerance)
+        quick = dual_certified(p, tolerance, start)
         if quick is not None:
-            values.append(quick)
+            values.append(quick[0])
+            start = quick[1]
         elif deadline is None:
             values.append(solve_problem(p, **options).value)
         else:

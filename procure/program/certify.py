@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .bounds import source_arrays
 from .dual import capacity_rows_of, coupling_rows, eligible, solve_dual
 from .plan import VALUE_ABS_TOLERANCE
@@ -21,9 +23,21 @@ from .polish import exact_hours
 from .problem import Mode, Problem
 
 
-def dual_certified_value(problem: Problem, tolerance: float) -> float | None:
+def dual_certified_value(problem: Problem, tolerance: float, start: np.ndarray | None = None) -> float | None:
     """The best value of ``problem`` (budget mode) certified within ``tolerance`` by the dual
-    alone [own-hour equivalents], or None where it does not qualify or the bounds do not close."""
+    alone [own-hour equivalents], or None where it does not qualify or the bounds do not close.
+
+    ``start``, when given, is where the dual's Newton steps start (the multipliers of a problem
+    like this one, such as the scenario before: fewer steps); the certificate does not depend on it.
+    """
+    found = dual_certified(problem, tolerance, start)
+    return None if found is None else found[0]
+
+
+def dual_certified(
+    problem: Problem, tolerance: float, start: np.ndarray | None = None
+) -> tuple[float, np.ndarray] | None:
+    """:func:`dual_certified_value` and the multipliers it ended at (to start the next one from)."""
     if problem.mode is not Mode.BUDGET:
         return None
     a = source_arrays(problem)
@@ -32,11 +46,13 @@ def dual_certified_value(problem: Problem, tolerance: float) -> float | None:
     names = capacity_rows_of(problem)
     budget = float(problem.budget or 0.0)
     rows = coupling_rows(problem, budget, names)
-    dual = solve_dual(a, rows)
+    if start is not None and len(start) != len(rows.b):
+        start = None
+    dual = solve_dual(a, rows, start)
     exact = exact_hours(problem, a, names, budget, dual.x, dual.mu, -math.inf)
     if exact is None or not math.isfinite(exact.bound):
         return None
     upper = max(exact.bound, exact.value)
     if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
-        return exact.value
+        return exact.value, np.asarray(dual.mu, dtype=float)
     return None
