@@ -152,6 +152,15 @@ def worker_count(workers: int | None, notes: list[str] | None = None, name: str 
     return workers
 
 
+#: Why the automatic local cluster's worker processes could not start, and what to do. The usual
+#: cause: a script that calls procure at its top level, without ``if __name__ == "__main__":``,
+#: which each new worker process runs again as it starts.
+NO_CLUSTER_NOTE = (
+    "the local Dask cluster could not start its worker processes: a script that calls procure at its top level "
+    'needs if __name__ == "__main__": (or workers=1 to solve in this process)'
+)
+
+
 def run_chunks(
     func: Callable[..., list[R]],
     parts: Sequence[Any],
@@ -227,23 +236,24 @@ def run_chunks(
             from distributed import Client, LocalCluster
 
             start = time.perf_counter()
-            with (
-                LocalCluster(
+            try:
+                cluster = LocalCluster(
                     n_workers=cores,
                     threads_per_worker=1,
                     processes=True,
                     host=LOCAL_CLUSTER_HOST,
                     dashboard_address=LOCAL_DASHBOARD_ADDRESS,
                     silence_logs=LOCAL_CLUSTER_LOG_LEVEL,
-                ) as cluster,  # fmt: skip
-                Client(cluster, set_as_default=False) as client,
-            ):
+                )
+            except RuntimeError as exc:  # its worker processes cannot start
+                raise InputError(NO_CLUSTER_NOTE) from exc
+            with cluster, Client(cluster, set_as_default=False) as client:
                 _say(where, f"{total - 1} of {total} chunks on a local Dask cluster of {cores} worker processes "
                      f"(started in {time.perf_counter() - start:.1f} s)")  # fmt: skip
                 results += _on_cluster(client, func, args, parts[1:], progress, 1, total, deadline, notes,
                                        "the local Dask cluster")  # fmt: skip
             return _flatten(results)
-        if notes is not None:
+        elif notes is not None:
             notes.append(missing)
     _say(where, f"{total} chunks in this process")
     for done, part in enumerate(parts[1:], start=2):

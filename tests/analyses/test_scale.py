@@ -14,6 +14,7 @@ import pytest
 from procure.analyses import scale
 from procure.analyses.sensitivity import POINTS_PER_CHUNK, sweep
 from procure.analyses.uncertainty import solve_uncertain
+from procure.errors import InputError
 from procure.interfaces.cli import main
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import sample_scenarios
@@ -130,3 +131,13 @@ def test_workers_beyond_the_cores_are_a_note_of_the_plan(capsys):
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert sum(f"workers = {cores + 1} is more than this machine's {cores} cores" in n for n in notes) == 1
     assert scale.worker_count(cores) == cores and scale.worker_count(None) == cores and scale.worker_count(1) == 1
+
+
+def test_worker_processes_that_cannot_start_are_one_clear_error(monkeypatch):
+    def no_workers(*_args, **_kwargs):
+        raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.setattr(scale, "LOCAL_CLUSTER_PAYS_SECONDS", 0.0)
+    monkeypatch.setattr(distributed, "LocalCluster", no_workers)
+    with pytest.raises(InputError, match='needs if __name__ == "__main__"'):
+        scale.run_chunks(_square, scale.chunks(list(range(5)), 2), args=(1,), workers=2)
