@@ -30,7 +30,7 @@ import pandas as pd
 from ..errors import LedgerError
 from ..spec import Range, check_cell, did_you_mean
 from .schema import LEAST, MOST_HOURS, MOST_USD, USER_COLUMN_PREFIX
-from .sources import read_csv_text, record_lines
+from .sources import read_csv_text, record_lines, unknown_source
 
 #: File name of a ledger's periods.
 PERIODS_FILE = "periods.csv"
@@ -304,10 +304,7 @@ def _read_period_sources(
                 f"periods are {', '.join(periods)}"
             )
         if source not in source_of:
-            raise LedgerError(
-                f"{where}: source = {source!r} is not a source of the ledger{did_you_mean(source, source_of)}: "
-                f"sources are {', '.join(sources)}"
-            )
+            raise unknown_source(where, source, sources)
         if (period, source) in seen:
             raise LedgerError(
                 f"{where}: period {period!r} gives source {source!r} again (first on line {seen[period, source]})"

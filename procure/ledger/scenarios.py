@@ -30,7 +30,7 @@ from ..errors import LedgerError
 from ..spec import check, did_you_mean
 from .load import Ledger
 from .schema import OPTION_FIELDS, RANGE_SUFFIXES, UNCERTAIN_COLUMNS
-from .sources import check_source_value, read_csv_text, record_lines
+from .sources import check_source_value, read_csv_text, record_lines, unknown_source
 
 #: File name of a ledger's scenarios.
 SCENARIO_FILE = "scenarios.csv"
@@ -123,10 +123,7 @@ def read_scenarios(path: Path | str, sources: pd.DataFrame) -> Scenarios:
         if not scenario:
             raise LedgerError(f"{where}: scenario is blank: it is required, non-empty text")
         if source not in index:
-            raise LedgerError(
-                f"{where}: source = {source!r} is not a source of the ledger{did_you_mean(source, index)}: "
-                f"sources are {', '.join(index)}"
-            )
+            raise unknown_source(where, source, index)
         if (scenario, source) in seen:
             raise LedgerError(
                 f"{where}: scenario {scenario!r} gives source {source!r} again (first on line {seen[scenario, source]})"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,15 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
         raise LedgerError(f"{path}: cannot be read as CSV: {len(header)} column names, {len(raw.columns)} columns")
     raw.columns = header
     return raw
+
+
+def unknown_source(where: str, source: str, names: Iterable[str]) -> LedgerError:
+    """The error for a row naming a source the ledger does not have (with "did you mean")."""
+    known = list(names)
+    return LedgerError(
+        f"{where}: source = {source!r} is not a source of the ledger{did_you_mean(source, known)}: "
+        f"sources are {', '.join(known)}"
+    )
 
 
 def _too_many_cells(path: Path, columns: int) -> None:
