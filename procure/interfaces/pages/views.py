@@ -98,7 +98,7 @@ class Solved:
 
 @dataclass(frozen=True)
 class Drawing:
-    """A figure to draw: ``what`` names a function of :data:`FIGURES`, ``key`` says which
+    """A figure to draw: ``what`` names a function of :data:`procure.interfaces.pages.work.FIGURES`, ``key`` says which
     inputs it shows (two drawings of one key are the same), ``args`` are its arguments."""
 
     what: str
