@@ -255,7 +255,7 @@ def run_chunks(
             return _flatten(results)
         elif notes is not None:
             notes.append(missing)
-    _say(where, f"{total} chunks in this process")
+    _say(where, f"{total} chunk{'s' if total != 1 else ''} in this process")
     for done, part in enumerate(parts[1:], start=2):
         results.append(func(*args, part))
         if progress is not None:

@@ -24,6 +24,7 @@ mean-scenario plan's, each model's build counted. Out of time, one
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -40,10 +41,31 @@ from ..program.problem import Problem
 from ..program.scenarios import ScenarioProblem
 from ..program.solve import Program, solve_problem
 from ..program.stochastic import ScenarioPlan, scenario_plan, scenario_values
+from ..program.wait_and_see import qualifies, wait_and_see_values
 from .scale import Deadline, chunks, run_chunks
 
-#: Scenarios per chunk of the wait-and-see solves: a chunk is one task on a Dask worker.
+#: Scenarios per chunk of the wait-and-see solves where each is solved on its own (a program
+#: with integer terms, or a curve the dual cannot invert): a chunk is one task on a Dask worker.
 SCENARIOS_PER_CHUNK = 10
+#: (scenario, source) pairs per chunk where the scenarios' duals are minimised together
+#: (:mod:`procure.program.wait_and_see`): 4,000 scenarios of 5 sources, 20 of 1,000 sources;
+#: the scenarios they do not certify are then solved on their own, in chunks of
+#: :data:`SCENARIOS_PER_CHUNK`.
+SCENARIO_CELLS_PER_CHUNK = 20_000
+
+
+def wait_and_see_chunk(options: dict[str, Any], part: ScenarioProblem) -> list[float]:
+    """The best value of each scenario of ``part`` known in advance, certified by the scenarios'
+    duals minimised together (:func:`procure.program.wait_and_see.wait_and_see_values`) [own-hour
+    eq.]; NaN for a scenario they do not certify (it is then solved on its own, :func:`best_values`).
+
+    ``options`` as :func:`best_values`'s (``tolerance``; ``deadline`` checked before the chunk).
+    """
+    deadline = options.get("deadline")
+    if deadline is not None:
+        deadline.time_limit()  # out of time: raise before the chunk
+    found = wait_and_see_values(part, float(options.get("tolerance", DEFAULT_TOLERANCE)))
+    return [math.nan if v is None else v for v in found]
 
 
 def best_values(options: dict[str, Any], problems: list[Problem]) -> list[float]:
@@ -177,23 +199,32 @@ def solve_uncertain(
     if not information:
         return replace(plan, notes=plan.notes + notes)
     where: list[str] = []
-    parts = chunks([problem.scenario(k) for k in range(problem.count)], SCENARIOS_PER_CHUNK)
-    chunks_done = [0]
+    together = qualifies(problem)  # the scenarios' duals minimised together, chunks of many
+    size = max(1, SCENARIO_CELLS_PER_CHUNK // problem.n) if together else SCENARIOS_PER_CHUNK
+    done = [0, 0]  # scenarios certified before this run of chunks, chunks of it finished
 
-    def tick(done: int, total: int) -> None:
-        chunks_done[0] = done
+    def tick(finished: int, total: int) -> None:
+        done[1] = finished
         if progress is not None:
-            progress(done, total)
+            progress(finished, total)
 
     def evpi_part() -> str:
-        solved = min(chunks_done[0] * SCENARIOS_PER_CHUNK, problem.count)
+        solved = min(done[0] + done[1] * size, problem.count)
         return (f"after the plan, with {solved:,} of the {problem.count:,} per-scenario solves of EVPI done (skip "
                 f"EVPI and VSS with {deadline.skip})")  # fmt: skip
 
     options: dict[str, Any] = {"tolerance": tolerance, "deadline": deadline}
+    run = {"scheduler": scheduler, "workers": workers, "notes": notes, "where": where, "deadline": deadline}
     with out_of_time(deadline, evpi_part):
-        best = np.array(run_chunks(best_values, parts, args=(options,), scheduler=scheduler, workers=workers,
-                                   progress=tick, notes=notes, where=where, deadline=deadline))  # fmt: skip
+        best = np.full(problem.count, math.nan)
+        if together:
+            parts = [problem.subset(ks) for ks in chunks(range(problem.count), size)]
+            best = np.array(run_chunks(wait_and_see_chunk, parts, args=(options,), progress=tick, **run))
+        rest = np.flatnonzero(np.isnan(best))
+        if len(rest):  # each scenario the duals together did not certify, on its own
+            size, done[:] = SCENARIOS_PER_CHUNK, [problem.count - len(rest), 0]
+            parts = chunks([problem.scenario(int(k)) for k in rest], SCENARIOS_PER_CHUNK)
+            best[rest] = run_chunks(best_values, parts, args=(options,), progress=tick, **run)
     wait_and_see = problem.objective(best)
     vss_part = (f"after the plan and EVPI's {problem.count:,} per-scenario solves, before the mean-scenario plan of "
                 f"VSS was certified (skip EVPI and VSS with {deadline.skip})")  # fmt: skip

@@ -4,7 +4,7 @@ Without a risk weight, recourse or mix bounds, a scenario program maximises
 ``Σ_s V_s(x_s)`` with ``V_s(x) = Σ_ω π_ω v_sω(a_sω (h0_s + x))``: still separable and concave
 in the hours bought now, under the same budget and capacity rows. Its Lagrangian dual is that
 of :mod:`procure.program.dual` with V_s in place of one curve: each source's hours at a price
-``c_s`` solve ``V_s'(x) = c_s``, found by bisection (V_s' falls with x), and dx/dc is
+``c_s`` solve ``V_s'(x) = c_s``, found by a bracketed root search (V_s' falls with x), and dx/dc is
 ``1 / V_s''`` by a central difference. The projected Newton method of
 :func:`procure.program.dual.minimise` then gives the multipliers and the hours; each (scenario,
 source) curve gets a tangent cut at its own effective hours there, and the model, solved once,
@@ -14,15 +14,21 @@ the multipliers price, so the LP's optimum is the plan's value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from ..curves import REGISTRY
 from . import value
 from .bounds import CurveArrays
 from .dual import DUAL_CURVES, INVERSE_STEP, CouplingRows, Dual, minimise
 from .scenarios import ScenarioProblem
 
-#: Bisection steps of V_s'(x) = c on [0, the source's box]: the bracket halved to 1e-30 of it.
+#: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
+#: bisection every third step): far more than the 10–20 a smooth curve takes to the precision.
 BISECTION_STEPS = 100
+#: The root search stops where its bracket is this share of its upper end [1].
+ROOT_PRECISION = 1e-15
 #: Doublings of the bracket for a source without a finite box, from its saturation scale.
 BRACKET_DOUBLINGS = 200
 
@@ -58,7 +64,14 @@ class _ExpectedDual:
         """V_s'(x_s) of the sources ``columns`` [value per h]."""
         rate = self.rate[:, columns]
         e = rate * (self.a.held[columns] + x)[None, :]
-        dv = np.asarray(value.derivative(e, self.curve[:, columns], self.k[:, columns], self.shape[:, columns]), float)
+        dv = np.empty_like(e)
+        names = self.a.curve[columns]
+        with np.errstate(all="ignore"):
+            for name in np.unique(names):
+                sub = np.flatnonzero(names == name)
+                dv[:, sub] = REGISTRY[str(name)].derivative(
+                    e[:, sub], self.k[:, columns[sub]], self.a.shape[columns[sub]]
+                )
         return np.asarray(np.sum(self.p * rate * dv, axis=0), dtype=float)
 
     def marginal_at_held(self) -> np.ndarray:
@@ -66,7 +79,7 @@ class _ExpectedDual:
         return self.slope(np.zeros(self.sp.n), np.arange(self.sp.n))
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """x(μ) within each box by bisection, and dx/dc where a source is strictly inside it."""
+        """x(μ) within each box by a bracketed root search, and dx/dc where a source is strictly inside it."""
         a = self.a
         n = self.sp.n
         c = self.rows.A.T @ mu
@@ -86,12 +99,11 @@ class _ExpectedDual:
                 if not grow.any():
                     break
                 hi = np.where(grow, 2 * hi, hi)
-            full = self.slope(hi, active) >= c[active]
-            for _ in range(BISECTION_STEPS):
-                mid = 0.5 * (lo + hi)
-                above = self.slope(mid, active) > c[active]
-                lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
-            x[active] = np.where(full & np.isfinite(room[active]), room[active], 0.5 * (lo + hi))
+            at_hi = self.slope(hi, active) - c[active]
+            full = at_hi >= 0
+            found = _root(lambda z, cols: self.slope(z, active[cols]) - c[active[cols]], lo,
+                          at_zero[active] - c[active], hi, at_hi)  # fmt: skip
+            x[active] = np.where(full & np.isfinite(room[active]), room[active], found)
             if np.any(full & unbounded):
                 x[active[full & unbounded]] = np.inf
         slope = np.zeros(n)
@@ -125,3 +137,32 @@ def solve_expected_dual(
 ) -> Dual:
     """The expected-value program's dual minimum (multipliers, hours, bound); ``a`` the sources' arrays."""
     return minimise(_ExpectedDual(sp, a, rows), start)
+
+
+def _root(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo: np.ndarray, f_lo: np.ndarray, hi: np.ndarray,
+          f_hi: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The roots of decreasing functions, one per element, bracketed by ``lo`` (f > 0) and ``hi``
+    (f ≤ 0): regula falsi with the Illinois correction, a bisection every third step so the
+    bracket at least halves every three; ``f(z, cols)`` evaluates the elements ``cols`` at ``z``."""
+    lo, hi, f_lo, f_hi = lo.copy(), hi.copy(), f_lo.copy(), f_hi.copy()
+    side = np.zeros(len(lo), dtype=np.int8)  # which end moved last: -1 low, +1 high
+    todo = np.flatnonzero(hi - lo > ROOT_PRECISION * np.abs(hi))
+    for step in range(BISECTION_STEPS):
+        if not len(todo):
+            break
+        a, b, fa, fb = lo[todo], hi[todo], f_lo[todo], f_hi[todo]
+        with np.errstate(all="ignore"):
+            z = b - fb * (b - a) / (fb - fa)
+        mid = 0.5 * (a + b)
+        z = np.where((step % 3 == 2) | ~np.isfinite(z) | (z <= a) | (z >= b), mid, z)
+        fz = f(z, todo)
+        up = fz > 0
+        lo[todo] = np.where(up, z, a)
+        hi[todo] = np.where(up, b, z)
+        f_lo[todo] = np.where(up, fz, np.where(side[todo] == 1, 0.5 * fa, fa))
+        f_hi[todo] = np.where(up, np.where(side[todo] == -1, 0.5 * fb, fb), fz)
+        side[todo] = np.where(up, -1, 1)
+        exact = fz == 0
+        lo[todo[exact]] = hi[todo[exact]] = z[exact]
+        todo = todo[(hi[todo] - lo[todo] > ROOT_PRECISION * np.abs(hi[todo])) & ~exact]
+    return 0.5 * (lo + hi)

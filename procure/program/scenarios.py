@@ -130,6 +130,19 @@ class ScenarioProblem:
         b = self.base
         return (b.column("lot_hours") == 0) & (b.column("min_order_hours") == 0) & (b.column("fixed_fee_usd") == 0)
 
+    def subset(self, indices: np.ndarray | list[int] | range) -> ScenarioProblem:
+        """The scenarios ``indices`` alone, in that order, over the same base problem; their
+        probabilities as they are (a part of the distribution, for per-scenario work)."""
+        i = np.asarray(indices, dtype=np.int64)
+        return replace(
+            self,
+            names=tuple(self.names[j] for j in i),
+            probability=self.probability[i],
+            rate=self.rate[i],
+            saturation_hours=self.saturation_hours[i],
+            later_cost=self.later_cost[i],
+        )
+
     def mean(self) -> Problem:
         """The deterministic problem of the mean scenario: each uncertain number's
         probability-weighted mean (ρ, σ and k separately; the rate is their product with φ)."""

@@ -225,7 +225,7 @@ def _evpi_chunk_that_kills(options: dict, problems: list) -> list[float]:
 
 
 def test_the_command_ends_in_one_line_when_every_worker_dies(one_worker, monkeypatch, capsys):
-    monkeypatch.setattr(uncertainty, "best_values", _evpi_chunk_that_kills)
+    monkeypatch.setattr(uncertainty, "wait_and_see_chunk", _evpi_chunk_that_kills)
     code = main(["solve", "--budget", "100000", "--samples", "20", "--scheduler", one_worker.scheduler_address])
     err = _one_line(capsys.readouterr().err)
     assert code == 2

@@ -31,7 +31,8 @@ def _slowed(real):
 
 
 def test_evpi_stops_at_the_deadline_and_says_what_was_finished(monkeypatch):
-    monkeypatch.setattr(uncertainty, "best_values", _slowed(uncertainty.best_values))
+    monkeypatch.setattr(uncertainty, "wait_and_see_chunk", _slowed(uncertainty.wait_and_see_chunk))
+    monkeypatch.setattr(uncertainty, "SCENARIO_CELLS_PER_CHUNK", 10 * LEDGER.sources.shape[0])  # 10 a chunk
     request = solving.prepare(budget=100_000, samples=50, time_limit=2.5, workers=1)  # 5 chunks: 5 s slowed
     start = time.perf_counter()
     with pytest.raises(SolveError) as caught:

@@ -1,0 +1,298 @@
+"""The wait-and-see values of many scenarios at once: one Lagrangian dual per scenario, all
+minimised together, each certified by its own bounds.
+
+EVPI needs, for every scenario ω, the best value of the deterministic problem at ω's numbers
+(:meth:`procure.program.scenarios.ScenarioProblem.scenario`). Where that problem qualifies
+for the dual (:func:`procure.program.dual.eligible`: concave curves with a closed-form
+inverse derivative, no integer terms), its dual is that of :mod:`procure.program.dual` with
+ω's rates and scales; the scenarios share the sources, their curves, boxes and capacity rows,
+so the K duals are minimised as one batch: every evaluation is a few array operations on
+K × n numbers, and each projected Newton step solves K small systems at once.
+
+Each scenario's value is certified exactly as :func:`procure.program.certify.dual_certified`
+certifies one: the dual at its final multipliers, ``g_ω(μ_ω)``, is an upper bound on the
+optimum for every ``μ_ω ≥ 0`` (weak duality); the hours there, clipped to their boxes, with the
+hours that break a coupling row (by float noise) scaled down until it holds
+(:func:`within_rows`), are a feasible plan whose true value is a lower bound. A scenario is
+certified when the two are within the tolerance; its value is the lower bound (a plan's
+value). A scenario that is not certified gets ``None``, and the caller solves it on its own:
+where a linear source sits at the margin (its hours are all or nothing at a price), or where
+the Newton steps stall (every source at a bound of its box while a capacity is broken: no
+curvature to step with).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..curves import REGISTRY
+from .bounds import source_arrays
+from .dual import (
+    ARMIJO,
+    DUAL_TOLERANCE,
+    INVERSE_STEP,
+    MAX_DUAL_STEPS,
+    MAX_HALVINGS,
+    START_STEPS,
+    capacity_rows_of,
+    coupling_rows,
+    eligible,
+)
+from .plan import VALUE_ABS_TOLERANCE
+from .polish import FEASIBILITY
+from .problem import Mode
+from .scenarios import ScenarioProblem
+
+#: Passes of :func:`within_rows` over the broken coupling rows [1].
+WITHIN_ROWS_PASSES = 3
+
+
+class BatchDual:
+    """g_ω(μ_ω), x_ω(μ_ω) and dx/dc for K scenarios of one problem, as arrays (K × ...).
+
+    Parameters
+    ----------
+    rate, k : numpy.ndarray
+        Each scenario's rates ρσφ [1] and saturation scales [effective h], K × n.
+    held, room, shape : numpy.ndarray
+        Hours held [h], most hours [h] and curve shapes [1] of the n sources.
+    curve : numpy.ndarray
+        Curve name of each source.
+    A : numpy.ndarray
+        Coupling rows of each scenario, K × m × n (budget first) [$ per h, unit per h, ...].
+    b : numpy.ndarray
+        Their right-hand sides, K × m [$, unit, ...].
+    """
+
+    def __init__(self, rate: np.ndarray, k: np.ndarray, held: np.ndarray, room: np.ndarray, shape: np.ndarray,
+                 curve: np.ndarray, A: np.ndarray, b: np.ndarray) -> None:  # fmt: skip
+        self.rate, self.k, self.held, self.room, self.shape = rate, k, held, room, shape
+        self.A, self.b = A, b
+        linear = (curve == "linear") | ((curve == "power") & (shape == 1))
+        self.linear = np.flatnonzero(linear)
+        self.groups = [(entry, np.flatnonzero((curve == name) & ~linear)) for name, entry in REGISTRY.items()]
+        self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
+        self.evaluations = 0
+
+    def prices(self, mu: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        """Each source's price in multipliers, ``(Aᵀμ)_s``, for the scenarios ``sel`` [value per h]."""
+        return np.einsum("kmn,km->kn", self.A[sel], mu)
+
+    def hours(self, mu: np.ndarray, sel: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """x(μ) within each box and dx/dc where a smooth source is strictly inside it, for the
+        scenarios ``sel`` (μ one row per scenario of ``sel``)."""
+        c = self.prices(mu, sel)
+        rate_all = self.rate[sel]
+        x = np.zeros_like(c)
+        slope = np.zeros_like(c)
+        lin = self.linear
+        if len(lin):
+            x[:, lin] = np.where((rate_all[:, lin] > c[:, lin]) & (rate_all[:, lin] > 0), self.room[lin], 0.0)
+        with np.errstate(all="ignore"):
+            for entry, idx in self.groups:
+                rate, k = rate_all[:, idx], self.k[sel][:, idx]
+                held, shape, room = self.held[idx], self.shape[idx], self.room[idx]
+                y = c[:, idx] / rate
+                priced = (y > 0) & (rate > 0)
+                safe = np.where(priced, y, 1.0)
+                e = np.where(priced, entry.inverse_derivative(safe, k, shape), np.inf)
+                xs = np.where(rate > 0, e / rate - held, 0.0)
+                x[:, idx] = np.clip(xs, 0.0, room)
+                if slopes:
+                    step = INVERSE_STEP * np.abs(safe)
+                    low = np.maximum(safe - step, 0.5 * safe)
+                    up = entry.inverse_derivative(safe + step, k, shape)
+                    down = entry.inverse_derivative(low, k, shape)
+                    inside = priced & (xs > 0) & (xs < room)
+                    slope[:, idx] = np.where(inside, (up - down) / (safe + step - low) / rate**2, 0.0)
+        return x, slope
+
+    def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        """Each scenario's true value of hours ``x`` (rows of ``sel``) [own-hour equivalents]."""
+        rate = self.rate[sel]
+        total = np.zeros(len(sel))
+        lin = self.linear
+        if len(lin):
+            total += np.sum(rate[:, lin] * (self.held[lin] + x[:, lin]), axis=1)
+        with np.errstate(all="ignore"):
+            for entry, idx in self.groups:
+                e = rate[:, idx] * (self.held[idx] + x[:, idx])
+                total += np.sum(entry.value(e, self.k[sel][:, idx], self.shape[idx]), axis=1)
+        return total
+
+    def g(self, mu: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """g(μ) per scenario of ``sel`` (inf where some box is unbounded), x(μ) and dx/dc."""
+        self.evaluations += 1
+        x, slope = self.hours(mu, sel)
+        finite = np.all(np.isfinite(x), axis=1)
+        safe = np.where(finite[:, None], x, 0.0)
+        c = self.prices(mu, sel)
+        g = self.values(safe, sel) - np.sum(c * safe, axis=1) + np.sum(mu * self.b[sel], axis=1)
+        return np.where(finite, g, math.inf), x, slope
+
+    def start(self) -> np.ndarray:
+        """μ with only the budget priced, at each scenario's λ where its budget is spent
+        (bisection on log λ, all scenarios together)."""
+        count, m = self.b.shape
+        every = np.arange(count)
+        mu = np.zeros((count, m))
+        budget_row = self.A[:, 0, :]
+        with np.errstate(all="ignore"):
+            marginal = np.zeros_like(self.rate)
+            for entry, idx in self.groups:
+                e = self.rate[:, idx] * self.held[idx]
+                marginal[:, idx] = entry.derivative(e, self.k[:, idx], self.shape[idx]) * self.rate[:, idx]
+            if len(self.linear):
+                marginal[:, self.linear] = self.rate[:, self.linear]
+            top = np.max(np.where(budget_row > 0, marginal / budget_row, 0.0), axis=1, initial=0.0)
+        priced = (top > 0) & np.isfinite(top)
+        log_top = np.log(np.where(priced, top, 1.0))
+        lo, hi = log_top - 60.0, log_top + 1.0
+        for _ in range(START_STEPS):
+            mid = 0.5 * (lo + hi)
+            mu[:, 0] = np.exp(mid)
+            x, _ = self.hours(mu, every, slopes=False)
+            finite = np.all(np.isfinite(x), axis=1)
+            spent = np.where(finite, np.sum(budget_row * np.where(finite[:, None], x, 0.0), axis=1), math.inf)
+            under = spent <= self.b[:, 0]
+            lo, hi = np.where(under, lo, mid), np.where(under, mid, hi)
+        mu[:, 0] = np.where(priced, np.exp(hi), 0.0)
+        return mu
+
+
+def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Minimise every scenario's dual over μ ≥ 0 by projected Newton steps with a backtracking
+    line search, all scenarios together: (μ, g(μ), x(μ)), one row per scenario. A scenario whose
+    step fails stops where it is (its bound still holds)."""
+    count, m = d.b.shape
+    every = np.arange(count)
+    mu = d.start()
+    g, x, slope = d.g(mu, every)
+    active = np.isfinite(g)
+    eye = np.eye(m)
+    for _step in range(MAX_DUAL_STEPS):
+        sel = np.flatnonzero(active)
+        if not len(sel):
+            break
+        A, b, mu_s, x_s = d.A[sel], d.b[sel], mu[sel], x[sel]
+        grad = b - np.einsum("kmn,kn->km", A, x_s)
+        scale = np.maximum(1.0, np.abs(b) + np.einsum("kmn,kn->km", np.abs(A), np.abs(x_s)))
+        projected = np.where(mu_s > 0, grad, np.minimum(grad, 0.0))
+        done = np.all(np.abs(projected) <= DUAL_TOLERANCE * scale, axis=1)
+        active[sel[done]] = False
+        keep = ~done
+        sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]
+        if not len(sel):
+            break
+        free = (mu_s > 0) | (grad < 0)
+        both = free[:, :, None] & free[:, None, :]
+        H = np.where(both, np.einsum("kmn,kn,kln->kml", A, -slope[sel], A), 0.0)
+        trace = np.einsum("kii->k", H)
+        ridge = 1e-12 * np.maximum(trace, 1e-300)
+        # rows not free get a unit diagonal and no gradient: no step there
+        H = H + eye[None] * np.where(free, ridge[:, None], 1.0)[:, :, None]
+        rhs = np.where(free, grad, 0.0)
+        stalled = trace <= 0
+        with np.errstate(all="ignore"):
+            try:
+                direction = np.linalg.solve(H, rhs[:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:
+                direction = np.full_like(rhs, np.nan)
+        stalled |= ~np.all(np.isfinite(direction), axis=1)
+        active[sel[stalled]] = False
+        ok_rows = ~stalled
+        sel, mu_s, grad, direction = sel[ok_rows], mu_s[ok_rows], grad[ok_rows], direction[ok_rows]
+        t = np.ones(len(sel))
+        pending = np.ones(len(sel), dtype=bool)
+        for _half in range(MAX_HALVINGS):
+            rows = np.flatnonzero(pending)
+            if not len(rows):
+                break
+            trial = np.maximum(mu_s[rows] - t[rows, None] * direction[rows], 0.0)
+            g_new, x_new, slope_new = d.g(trial, sel[rows])
+            decrease = ARMIJO * np.sum(grad[rows] * (mu_s[rows] - trial), axis=1)
+            ok = np.isfinite(g_new) & (g_new <= g[sel[rows]] - decrease)
+            moved = ok & ~np.all(trial == mu_s[rows], axis=1)
+            taken = sel[rows[moved]]
+            mu[taken], g[taken], x[taken], slope[taken] = trial[moved], g_new[moved], x_new[moved], slope_new[moved]
+            active[sel[rows[ok & ~moved]]] = False  # no move left: it stays where it is
+            pending[rows[ok]] = False
+            t[rows[~ok]] *= 0.5
+        active[sel[pending]] = False
+    return mu, g, x
+
+
+def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` with the hours that break a coupling row scaled down until it holds (per scenario).
+
+    A broken row r's sources with a positive coefficient are scaled by
+    ``β_r = (b_r + N_r) / P_r`` (``P_r``, ``N_r`` the row's positive and negative parts at ``x``),
+    each source by the least β of the rows it breaks, in :data:`WITHIN_ROWS_PASSES` passes; NaN
+    rows where a broken row cannot be met so (``b_r + N_r < 0``). The dual's hours break a row by
+    float noise at most, so one pass is the rule.
+    """
+    x = x.copy()
+    for _pass in range(WITHIN_ROWS_PASSES):
+        positive = np.einsum("kmn,kn->km", np.maximum(A, 0.0), x)
+        negative = np.einsum("kmn,kn->km", np.maximum(-A, 0.0), x)
+        over = positive - negative > b
+        if not over.any():
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            beta = np.where(over, (b + negative) / positive, 1.0)
+        beta = np.where(over & ~(beta >= 0), np.nan, np.minimum(beta, 1.0))
+        # each source: the least β of the broken rows it has a positive coefficient in
+        factor = np.min(np.where(A > 0, beta[:, :, None], 1.0), axis=1)
+        x = x * factor
+    return x
+
+
+def qualifies(sp: ScenarioProblem) -> bool:
+    """True where the scenarios' duals can be minimised together: budget mode, concave curves
+    with a closed-form inverse derivative, no integer terms (the sources' curves are the same in
+    every scenario, only their rates and scales move)."""
+    if sp.base.mode is not Mode.BUDGET or sp.count == 0:
+        return False
+    return eligible(source_arrays(sp.base))
+
+
+def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | None]:
+    """Each scenario's best value, certified within ``tolerance`` by its dual [own-hour
+    equivalents], or None where it is not (the caller solves that scenario on its own).
+
+    All None where the problem does not qualify: target mode, integer terms, a curve the dual
+    cannot invert (:func:`procure.program.dual.eligible`).
+    """
+    base = sp.base
+    count = sp.count
+    if not qualifies(sp):
+        return [None] * count
+    a = source_arrays(base)
+    names = capacity_rows_of(base)
+    rows = coupling_rows(base, float(base.budget or 0.0), names)
+    A = np.repeat(rows.A[None], count, axis=0)
+    b = np.repeat(rows.b[None], count, axis=0)
+    if sp.recourse_price_x is not None:
+        later = np.where(sp.later_ok[None, :], sp.recourse_price_x * sp.later_cost, np.inf)
+        A[:, 0, :] = np.minimum(base.cost[None, :], later)
+    first_mix = 1 + len(names)
+    for j, (key, share) in enumerate(base.max_share.items()):
+        coef = sp.rate * (base.members(key).astype(float) - share)[None, :]
+        A[:, first_mix + j, :] = coef
+        b[:, first_mix + j] = -(coef @ a.held)
+    d = BatchDual(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
+    mu, upper, x = minimise_batch(d)
+    finite = np.all(np.isfinite(x), axis=1) & np.isfinite(upper)
+    x = np.where(finite[:, None], np.clip(np.nan_to_num(x, posinf=0.0), 0.0, a.room), 0.0)
+    x = within_rows(A, b, x)
+    met = np.all(np.isfinite(x), axis=1)
+    x = np.where(met[:, None], x, 0.0)
+    used = np.einsum("kmn,kn->km", A, x)
+    scale = np.maximum(1.0, np.abs(b) + np.einsum("kmn,kn->km", np.abs(A), np.abs(x)))
+    feasible = np.all(used <= b + FEASIBILITY * scale, axis=1) & met
+    lower = d.values(x, np.arange(count))
+    closes = upper - lower <= np.maximum(tolerance * np.abs(upper), VALUE_ABS_TOLERANCE)
+    good = finite & feasible & closes & np.isfinite(lower) & (mu >= 0).all(axis=1)
+    return [float(v) if ok else None for v, ok in zip(lower, good, strict=True)]

@@ -1,0 +1,117 @@
+"""The wait-and-see values of many scenarios at once (``procure.program.wait_and_see``), each
+checked against an independent bound and against the scenario solved on its own.
+
+The independent bound is ``tangent_grid_bound`` of ``test_dual_guide``: SciPy's ``linprog`` on
+each curve's tangents at a fine grid, written from the problem's numbers (an upper bound; its
+plan at the true curves a lower one).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from test_dual_guide import _ledger, tangent_grid_bound
+
+from procure.analyses.uncertainty import solve_uncertain
+from procure.ledger import load_ledger
+from procure.ledger.load import UNCERTAIN_COLUMNS
+from procure.ledger.scenarios import Scenarios, ledger_scenarios
+from procure.program import from_ledger
+from procure.program.scenarios import scenario_problem
+from procure.program.solve import solve_problem
+from procure.program.wait_and_see import qualifies, wait_and_see_values
+
+TOL = 1e-4
+
+
+def _scenarios(sources, count: int, seed: int) -> Scenarios:
+    """``count`` scenarios that scale each source's rate, survival and scale by random factors."""
+    rng = np.random.default_rng(seed)
+    values = {c: np.tile(sources[c].to_numpy(float), (count, 1)) for c in UNCERTAIN_COLUMNS}
+    for c in ("exchange_rate", "survival", "saturation_hours"):
+        values[c] = values[c] * rng.uniform(0.4, 1.6, values[c].shape)
+    values["survival"] = np.minimum(values["survival"], 1.0)
+    return Scenarios(tuple(f"w{k}" for k in range(count)), np.full(count, 1 / count), values, "test")
+
+
+def _problem(seed: int, count: int = 6, recourse: float | None = None):
+    ledger, rng = _ledger(seed)
+    kinds = sorted(set(ledger.sources["kind"]))
+    share = {str(rng.choice(kinds)): float(rng.uniform(0.3, 0.8))} if seed % 3 == 0 else {}
+    problem = from_ledger(ledger, budget=float(rng.choice([2e3, 2e4, 2e5, 2e6])), max_share=share)
+    return scenario_problem(problem, _scenarios(ledger.sources, count, seed), recourse_price_x=recourse)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_each_certified_value_lies_within_an_independent_bound(seed):
+    try:
+        sp = _problem(seed, recourse=1.3 if seed % 4 == 1 else None)
+        got = wait_and_see_values(sp, TOL)
+    except Exception as err:  # a ledger the program refuses: the scenario on its own refuses it too
+        with pytest.raises(type(err)):
+            solve_problem(_problem(seed).scenario(0), tolerance=TOL)
+        return
+    for k, v in enumerate(got):
+        if v is None:
+            continue
+        lower, upper = tangent_grid_bound(sp.scenario(k))
+        assert v <= upper * (1 + 1e-9) + 1e-9  # a feasible plan's true value
+        assert v >= lower - TOL * abs(upper) - 1e-9  # within the tolerance of the best
+
+
+@pytest.mark.parametrize("seed", range(0, 24, 3))
+def test_each_certified_value_is_the_scenario_solved_on_its_own(seed):
+    sp = _problem(seed)
+    try:
+        got = wait_and_see_values(sp, TOL)
+    except Exception:
+        return
+    for k, v in enumerate(got):
+        if v is not None:
+            alone = solve_problem(sp.scenario(k), tolerance=TOL)
+            assert v == pytest.approx(alone.value, rel=2 * TOL, abs=1e-9)
+
+
+def test_every_scenario_of_the_default_ledger_certifies_together():
+    ledger = load_ledger()
+    sp = scenario_problem(from_ledger(ledger, budget=100_000), ledger_scenarios(ledger, samples=300, seed=4))
+    got = wait_and_see_values(sp, TOL)
+    assert all(v is not None for v in got)
+    part = [5, 17, 250]
+    again = wait_and_see_values(sp.subset(part), TOL)  # a scenario's value does not depend on the others
+    np.testing.assert_allclose(again, [got[k] for k in part], rtol=1e-12)
+
+
+def test_linear_curves_at_the_margin_fall_back_to_the_scenario_on_its_own():
+    """Linear curves take all or nothing at a price: the one the budget splits is not
+    certified together, and EVPI then solves those scenarios on their own, to the same figure."""
+    ledger = load_ledger()
+    s = ledger.sources.copy()
+    s["curve"] = "linear"
+    s["available_hours"] = 2_000.0
+    flat = replace(ledger, sources=s)
+    problem = from_ledger(flat, budget=100_000)
+    sp = scenario_problem(problem, _scenarios(flat.sources, 8, 0))
+    assert qualifies(sp)
+    got = wait_and_see_values(sp, TOL)
+    assert any(v is None for v in got)
+    result = solve_uncertain(sp, tolerance=TOL)
+    alone = [solve_problem(sp.scenario(k), tolerance=TOL).value for k in range(sp.count)]
+    assert result.wait_and_see == pytest.approx(float(np.mean(alone)), rel=2 * TOL)
+
+
+def test_integer_terms_are_not_batched():
+    ledger = load_ledger()
+    s = ledger.sources.copy()
+    s.loc[0, "lot_hours"] = 25.0
+    problem = from_ledger(replace(ledger, sources=s), budget=100_000)
+    sp = scenario_problem(problem, _scenarios(s, 4, 1))
+    assert not qualifies(sp)
+    assert wait_and_see_values(sp, TOL) == [None] * 4
+    result = solve_uncertain(sp, tolerance=TOL)
+    alone = [solve_problem(sp.scenario(k), tolerance=TOL).value for k in range(sp.count)]
+    assert result.wait_and_see == pytest.approx(float(np.mean(alone)), rel=2 * TOL)
+    assert math.isfinite(result.evpi)
