@@ -214,17 +214,19 @@ def solve_uncertain(
                 f"EVPI and VSS with {deadline.skip})")  # fmt: skip
 
     options: dict[str, Any] = {"tolerance": tolerance, "deadline": deadline}
-    run = {"scheduler": scheduler, "workers": workers, "notes": notes, "where": where, "deadline": deadline}
+
+    def run(func: Callable[[dict[str, Any], Any], list[float]], parts: list[Any]) -> list[float]:
+        return run_chunks(func, parts, args=(options,), scheduler=scheduler, workers=workers, progress=tick,
+                          notes=notes, where=where, deadline=deadline)  # fmt: skip
+
     with out_of_time(deadline, evpi_part):
         best = np.full(problem.count, math.nan)
         if together:
-            parts = [problem.subset(ks) for ks in chunks(range(problem.count), size)]
-            best = np.array(run_chunks(wait_and_see_chunk, parts, args=(options,), progress=tick, **run))
+            best = np.array(run(wait_and_see_chunk, [problem.subset(ks) for ks in chunks(range(problem.count), size)]))
         rest = np.flatnonzero(np.isnan(best))
         if len(rest):  # each scenario the duals together did not certify, on its own
             size, done[:] = SCENARIOS_PER_CHUNK, [problem.count - len(rest), 0]
-            parts = chunks([problem.scenario(int(k)) for k in rest], SCENARIOS_PER_CHUNK)
-            best[rest] = run_chunks(best_values, parts, args=(options,), progress=tick, **run)
+            best[rest] = run(best_values, chunks([problem.scenario(int(k)) for k in rest], SCENARIOS_PER_CHUNK))
     wait_and_see = problem.objective(best)
     vss_part = (f"after the plan and EVPI's {problem.count:,} per-scenario solves, before the mean-scenario plan of "
                 f"VSS was certified (skip EVPI and VSS with {deadline.skip})")  # fmt: skip

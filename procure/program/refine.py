@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..errors import Reason, SolveError
+from .crossover import start_from
 from .dual import CouplingRows, coupling_rows, eligible, solve_dual
 from .expected import qualifies, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
@@ -128,13 +129,15 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
 def _certified(
     program: Solving, exact: Polished, rows: CouplingRows, deadline: float, tolerance: float, *, rounds: int
 ) -> Refined | None:
-    """One solve of the model as it stands; the exact plan, if its bound closes on it."""
-    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
+    """One solve of the model as it stands, from the exact plan where HiGHS has no basis yet
+    (:mod:`procure.program.crossover`); the exact plan, if its bound closes on it."""
+    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
+    start = None if program.highs.has_basis() else start_from(program.highs, exact.x, mu)
+    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD, start=start)
     upper = max(float(res.bound), exact.value)
     gap = (upper - exact.value) / max(abs(upper), 1e-12)
     if not (gap <= tolerance or upper - exact.value <= VALUE_ABS_TOLERANCE):
         return None
-    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
     return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, rounds, res, mu=mu)
 
 

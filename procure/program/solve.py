@@ -30,8 +30,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import highspy
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
@@ -132,10 +134,11 @@ class Program:
         t0 = time.perf_counter()
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
-        self._built = build(formulation, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints,
-                            cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours,
-                            dual_guide=self.dual_guide)  # fmt: skip
-        self._highs = HighsModel(self._built)
+        with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
+            self._built = build(formulation, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints,
+                                cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours,
+                                dual_guide=self.dual_guide)  # fmt: skip
+            self._highs = HighsModel(self._built)
         self.build_seconds += time.perf_counter() - t0
 
     @property
@@ -248,15 +251,18 @@ class Program:
 
     # ------------------------------------------------------------------ one solver call
 
-    def solve_once(self, deadline: float, *, rel_gap: float, cold: str = SIMPLEX) -> Solution:
-        """One HiGHS solve of the model as it stands (``cold``: the method with no basis, see
-        :meth:`procure.program.highs.HighsModel.solve`); a :class:`SolveError` unless optimal."""
+    def solve_once(
+        self, deadline: float, *, rel_gap: float, cold: str = SIMPLEX, start: highspy.HighsSolution | None = None
+    ) -> Solution:
+        """One HiGHS solve of the model as it stands (``cold``: the method with no basis;
+        ``start``: a point to start from instead, see :meth:`procure.program.highs.HighsModel.solve`);
+        a :class:`SolveError` unless optimal."""
         left = deadline - time.perf_counter()
         if left <= 0:
             raise SolveError(
                 f"out of time: the time limit of {self.time_limit:g} s was reached while refining", Reason.TIME_LIMIT
             )
-        sol = self.highs.solve(left, rel_gap, cold=cold)
+        sol = self.highs.solve(left, rel_gap, cold=cold, start=start)
         if sol.status == "optimal":
             return sol
         if sol.status == "time":
@@ -294,12 +300,13 @@ class Program:
         """
         t0 = time.perf_counter()
         deadline = t0 + self.time_limit
-        if self.problem.mode is Mode.TARGET:
-            return solve_target(self, t0, deadline)
-        self._check_minimum_orders()
-        r = refine(self, deadline, self.tolerance)
-        r, lam, shadow = self.exact(r, deadline)
-        return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+        with PauseGC():  # the cuts added are objects that live on with the model
+            if self.problem.mode is Mode.TARGET:
+                return solve_target(self, t0, deadline)
+            self._check_minimum_orders()
+            r = refine(self, deadline, self.tolerance)
+            r, lam, shadow = self.exact(r, deadline)
+            return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
 
     def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
         """A refined solve with its hours made exact where the optimality conditions can be

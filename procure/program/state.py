@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import highspy
 import numpy as np
 
 from .highs import HighsModel, Solution
@@ -102,7 +103,9 @@ class Solving(Protocol):
     def budget(self) -> float:
         """The budget the model holds [$]."""
 
-    def solve_once(self, deadline: float, *, rel_gap: float, cold: str = "choose") -> Solution:
+    def solve_once(
+        self, deadline: float, *, rel_gap: float, cold: str = "choose", start: highspy.HighsSolution | None = None
+    ) -> Solution:
         """One solve of the model as it stands."""
 
     def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
