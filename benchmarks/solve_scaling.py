@@ -1,6 +1,6 @@
 """The program at scale, against the structure's limit and what a capable user would write.
 
-    python benchmarks/solve_scaling.py [--sizes 1000 10000 100000] [--repeat 5] [--integer 1000]
+    python benchmarks/solve_scaling.py [--sizes 1000 10000 100000] [--repeat 5] [--integer 1000] [--no-raw]
 
 For each size, on a random concave ledger (``procure.ledger.synthetic.random_ledger``) with a
 budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side in one run (interleaved, repeated):
@@ -11,14 +11,35 @@ budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side i
 * procure's solve alone: ``Program(problem).solve()`` on the loaded problem;
 * the dual alone: ``procure.program.dual.solve_dual`` on the problem's arrays, a certificate
   with no LP (the structure's limit: a few dozen evaluations of closed forms);
+* an independent dual certificate (:func:`independent_dual`), what a capable user would write
+  with numpy, pandas and SciPy: it reads a CSV file of priced sources with ``pandas.read_csv``
+  (the read is part of its timing), minimises the Lagrangian dual g(μ) of the coupling rows
+  (budget and finite capacities) with SciPy's L-BFGS-B from the budget multiplier found by
+  root-finding, and reports g(μ*), a proven upper bound (weak duality), the value of the hours
+  x(μ*) scaled down into feasibility, a lower bound, and their relative gap, which must reach
+  the tolerance procure certifies to (1e-4); procure's value must lie between the two.
+  What is independent of procure: the file reading, the curve formulas (log and exp, written
+  here from their definitions), the inner maximisation in closed form, the root-finding, the
+  minimisation, the feasible hours and their value, the gap; no function of procure runs inside
+  its timing. What is not: the numbers in the file, which are procure's ``from_ledger`` of the
+  same ledger, taken once per size outside the timing and written to ``priced.csv`` (rate, held,
+  avail, k, curve, cost, use_<capacity>; floats in full precision) and ``capacities.csv``. The
+  effective rate (exchange rate × survival × shelf-life factor), the all-in cost per hour (price
+  + the transport bill procure computes from the ledger's cluster), each capacity's use per hour
+  and the capacities (the cluster's) are procure's pricing; held hours, availability, saturation
+  hours and curve are the ledger's columns as procure reads them. So the independent dual
+  checks procure's program and its solve, not its pricing or validation, and its timing
+  includes reading the priced file, not reading, validating and pricing ``sources.csv``;
 * raw highspy with adaptive cuts: the cutting-plane algorithm written directly in highspy;
 * cvxpy with Clarabel (exponential and power cones), the general convex solver a capable
   user would reach for, where cvxpy is installed (``pip install cvxpy clarabel``).
 
 Each ratio is the median of the per-repeat ratios with its min–max; each method's scaling
-exponent is the slope of log time against log size. Then the integer case: 1,000 sources of
-which a tenth have S-shaped hill curves, lots or fees (budget mode), and 40 sources with lots,
-minimum orders and fees in target mode.
+exponent is the slope of log time against log size. Goals (see :data:`GOALS`): at 100,000
+sources procure end to end under 10 s and within 8× the independent dual (CSV read included);
+at 10,000 within 4×. Then the integer case: 1,000 sources of which a tenth have S-shaped hill
+curves, lots or fees (budget mode), and 40 sources with lots, minimum orders and fees in target
+mode.
 """
 
 from __future__ import annotations
@@ -29,9 +50,12 @@ import statistics
 import tempfile
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import highspy
 import numpy as np
+import pandas as pd
+from scipy import optimize
 from timing import interleaved, machine, ratio
 
 from procure import Ledger, from_ledger
@@ -49,6 +73,15 @@ TOLERANCE = 1e-4
 #: Curves of the scaling ledgers: log and exp, which cvxpy takes as exponential cones (a power
 #: curve with its own exponent per source is one cone atom per exponent for cvxpy).
 CURVES = ("log", "exp")
+#: Goals by size: the most ``procure end to end / independent dual`` may be [×] and the most
+#: procure end to end may take [s] (None: no goal on time).
+GOALS: dict[int, tuple[float, float | None]] = {10_000: (4.0, None), 100_000: (8.0, 10.0)}
+#: The files the independent dual reads: priced sources and capacities.
+PRICED, CAPACITIES_FILE = "priced.csv", "capacities.csv"
+#: The independent dual's name among the methods.
+INDEPENDENT = "independent dual"
+#: Agreement allowed between the independent dual's bounds and procure's value [1].
+AGREEMENT = 1e-9
 
 
 def _highs() -> highspy.Highs:
@@ -171,6 +204,138 @@ def dual_alone(problem) -> float:
     return solve_dual(a, coupling_rows(problem, float(problem.budget), capacity_rows_of(problem))).bound
 
 
+def write_priced(problem, folder: Path) -> None:
+    """procure's priced numbers of ``problem``, per source and per capacity, as the two CSV files
+    :func:`independent_dual` reads (written outside its timing)."""
+    table = pd.DataFrame(
+        {
+            "rate": problem.rate,
+            "held": problem.held,
+            "avail": problem.column("available_hours"),
+            "k": problem.column("saturation_hours"),
+            "curve": problem.sources["curve"].to_numpy(str),
+            "cost": problem.cost,
+        }
+    )
+    for name in problem.capacity:
+        table[f"use_{name}"] = problem.usage(name)
+    table.to_csv(folder / PRICED, index=False)
+    limits = pd.DataFrame({"capacity": list(problem.capacity), "limit": list(problem.capacity.values())})
+    limits.to_csv(folder / CAPACITIES_FILE, index=False)
+
+
+class Certificate(NamedTuple):
+    """The independent dual's answer."""
+
+    bound: float  # g(μ*), an upper bound on the optimum
+    lower: float  # the value of feasible hours, a lower bound
+    gap: float  # (bound − lower) / |bound|
+    evaluations: int  # evaluations of g (root-finding and L-BFGS-B)
+    hours: np.ndarray  # the feasible hours, in file order
+
+
+def independent_dual(folder: Path, budget: float) -> Certificate:
+    """Bounds on max Σ v_s(a_s (h0_s + x_s)) s.t. 0 ≤ x ≤ avail, A x ≤ b, from the files alone.
+
+    Reads ``priced.csv`` (columns rate, held, avail, k, curve, cost, use_<capacity>) and
+    ``capacities.csv`` (capacity, limit). The rows A x ≤ b: cost · x ≤ ``budget`` and, per
+    finite capacity, use · x ≤ limit − use · h0. Curves: log, v = k ln(1 + e/k), and exp,
+    v = k (1 − exp(−e/k)). The dual g(μ) = Σ_s max_{0≤x≤avail} [v_s − c_s x] + μ · b with
+    c = Aᵀμ is an upper bound for every μ ≥ 0; its inner maxima are closed forms (a v'(e) = c
+    solved for e, clipped) and its gradient is b − A x(μ).
+    """
+    s = pd.read_csv(folder / PRICED)
+    caps = pd.read_csv(folder / CAPACITIES_FILE)
+    curve = s["curve"].to_numpy(str)
+    unknown = set(np.unique(curve)) - {"log", "exp"}
+    if unknown:
+        raise ValueError(f"the independent dual takes log and exp curves only, not {sorted(unknown)}")
+    order = np.argsort(curve != "log", kind="stable")  # log sources first, then exp: slices, not masks
+    nl = int(np.count_nonzero(curve == "log"))
+    a, h0, avail, k, cost = (s[c].to_numpy(float)[order] for c in ("rate", "held", "avail", "k", "cost"))
+    rows, rhs = [cost], [float(budget)]
+    for name, limit in zip(caps["capacity"], caps["limit"].to_numpy(float), strict=True):
+        if np.isfinite(limit):
+            use = s[f"use_{name}"].to_numpy(float)[order]
+            rows.append(use)
+            rhs.append(float(limit - use @ h0))
+    A, b = np.array(rows), np.array(rhs)
+    if (b <= 0).any():
+        raise ValueError("a row's right-hand side is not positive: held hours already fill a capacity")
+    scaled = A / b[:, None]  # each row with right-hand side 1
+    koa = k / a
+    count = [0]
+
+    def hours(c: np.ndarray) -> np.ndarray:
+        """argmax over 0 ≤ x ≤ avail of v(a (h0 + x)) − c x, per source."""
+        x = np.empty_like(c)
+        with np.errstate(divide="ignore"):
+            x[:nl] = k[:nl] / c[:nl] - koa[:nl]  # 1 / (1 + e/k) = c/a  →  e/a = k/c − k/a
+            x[nl:] = koa[nl:] * np.log(a[nl:] / c[nl:])  # exp(−e/k) = c/a  →  e/a = (k/a) ln(a/c)
+        x -= h0
+        np.clip(x, 0.0, avail, out=x)
+        return np.where(c > 0, x, avail)
+
+    def values(x: np.ndarray) -> np.ndarray:
+        e = a * (h0 + x)
+        v = np.empty_like(e)
+        v[:nl] = k[:nl] * np.log1p(e[:nl] / k[:nl])
+        v[nl:] = -k[nl:] * np.expm1(-e[nl:] / k[nl:])
+        return v
+
+    def dual(mu: np.ndarray) -> tuple[float, np.ndarray]:
+        """g(μ) for multipliers ``mu`` of the scaled rows (right-hand sides 1), and x(μ)."""
+        count[0] += 1
+        c = scaled.T @ mu
+        x = hours(c)
+        return float(np.sum(values(x) - c * x) + mu.sum()), x
+
+    # The budget multiplier alone: cost · x(λ cost) = budget, by root-finding on ln λ.
+    e0 = a * h0
+    slope0 = a * np.concatenate([1.0 / (1.0 + e0[:nl] / k[:nl]), np.exp(-e0[nl:] / k[nl:])])
+    lam = 0.0
+    if cost @ avail > budget:
+        hi = float(np.max(slope0 / cost)) * 1.01  # x(λ cost) = 0 from here up
+
+        def spend(t: float) -> float:
+            count[0] += 1
+            return float(cost @ hours(math.exp(t) * cost)) - budget
+
+        lo = hi * 1e-3
+        while spend(math.log(lo)) <= 0:
+            lo *= 1e-3
+        lam = math.exp(optimize.brentq(spend, math.log(lo), math.log(hi), xtol=1e-10))
+    mu0 = np.zeros(len(b))
+    mu0[0] = lam * b[0]
+    g0, _ = dual(mu0)
+    scale = abs(g0) or 1.0  # μ = scale · ν: ν and the gradient 1 − A x / b are of order 1
+
+    def objective(nu: np.ndarray) -> tuple[float, np.ndarray]:
+        g, x = dual(scale * nu)
+        return g / scale, 1.0 - scaled @ x
+
+    found = optimize.minimize(
+        objective,
+        mu0 / scale,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * len(b),
+        options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 200},
+    )
+    nu = np.maximum(found.x, 0.0)
+    g, x = dual(scale * nu)
+    if g0 < g:  # L-BFGS-B keeps its best point, but the start is a bound too
+        g, x = dual(mu0)
+    # Feasible hours: x(μ*) scaled down until every row's use is within its right-hand side.
+    feasible = x * min(1.0, 1.0 / float(np.max(scaled @ x, initial=0.0))) * (1.0 - 1e-12)
+    if not (A @ feasible <= b).all():
+        raise AssertionError("the scaled-down hours are not feasible")
+    lower = float(np.sum(values(feasible)))
+    out = np.empty_like(feasible)
+    out[order] = feasible
+    return Certificate(g, lower, (g - lower) / abs(g), count[0], out)
+
+
 def cvxpy_solve(problem) -> float | None:
     """The concave program in cvxpy (log, exp and power curves as cones), solved by Clarabel."""
     try:
@@ -216,6 +381,30 @@ def end_to_end(ledger: Ledger, path: Path, budget: float):
     return Program(from_ledger(loaded, budget=budget), tolerance=TOLERANCE).solve()
 
 
+def agreement(cert: Certificate, value: float, dual_bound: float) -> str:
+    """The independent dual's bounds, its gap against the tolerance, whether procure's plan
+    ``value`` lies between them, and how far its bound is from procure's ``dual_bound``."""
+    within = cert.lower <= value * (1 + AGREEMENT) and value <= cert.bound * (1 + AGREEMENT)
+    return (
+        f"{INDEPENDENT}: bound {cert.bound:,.6f}, lower {cert.lower:,.6f}, gap {cert.gap:.1e} "
+        f"({'within' if cert.gap <= TOLERANCE else 'NOT within'} {TOLERANCE:.0e}), {cert.evaluations} evaluations; "
+        f"procure's value {'within' if within else 'NOT within'} [lower, bound]; "
+        f"bound / procure's dual bound − 1 = {cert.bound / dual_bound - 1:.1e}"
+    )
+
+
+def goal_of(n: int, t: dict[str, list[float]]) -> str:
+    """The goal at ``n`` sources, met or not, from the timings ``t``; empty where none."""
+    if n not in GOALS:
+        return ""
+    most, seconds = GOALS[n]
+    e2e = statistics.median(t["procure end to end"])
+    r = statistics.median(a / b for a, b in zip(t["procure end to end"], t[INDEPENDENT], strict=True))
+    met = r <= most and (seconds is None or e2e < seconds)
+    within = f"end to end under {seconds:g} s and " if seconds is not None else ""
+    return f"{within}within {most:g}x: {'met' if met else 'NOT met'}"
+
+
 def exponent(sizes: list[int], seconds: list[float]) -> float:
     """Slope of log time against log size (least squares)."""
     if len(sizes) < 2:
@@ -250,12 +439,16 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "sources.csv"
             ledger.sources.replace([np.inf], np.nan).to_csv(path, index=False, na_rep="")
+            write_priced(problem, Path(tmp))
             methods = {
                 "procure end to end": _keep(
                     out, "e2e", lambda p, ledger=ledger, path=path, n=n: end_to_end(ledger, path, 200.0 * n), problem
                 ),
                 "procure solve": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
                 "dual alone": _keep(out, "dual", dual_alone, problem),
+                INDEPENDENT: _keep(
+                    out, "independent", lambda p, tmp=tmp, n=n: independent_dual(Path(tmp), 200.0 * n), problem
+                ),
             }
             if not args.no_raw:
                 methods["raw highspy, adaptive"] = _keep(out, "raw", highspy_adaptive, problem)
@@ -267,12 +460,15 @@ def main() -> None:
         print(f"  procure: value {plan.value:,.6f}, bound {plan.value_upper_bound:,.6f}, "  # type: ignore[attr-defined]
               f"gap {plan.gap:.1e}, {plan.rounds} round(s), {plan.cuts:,} cuts")  # type: ignore[attr-defined]  # fmt: skip
         print(f"  dual bound {out['dual']:,.6f}; cvxpy {out.get('cvxpy', math.nan):,.6f}")
+        print("  " + agreement(out["independent"], plan.value, out["dual"]))  # type: ignore[arg-type, attr-defined]
         for name, times in t.items():
             medians.setdefault(name, []).append(statistics.median(times))
             print(f"  {name}: median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})")
         for name in t:
             if name != "dual alone":
                 print("  " + ratio(f"{name} / dual alone", t[name], t["dual alone"]))
+        label = f"procure end to end / {INDEPENDENT} (CSV read included)"
+        print("  " + ratio(label, t["procure end to end"], t[INDEPENDENT], goal_of(n, t)))
         if "cvxpy + Clarabel" in t:
             print("  " + ratio("procure end to end / cvxpy + Clarabel", t["procure end to end"], t["cvxpy + Clarabel"]))
     if len(args.sizes) > 1:

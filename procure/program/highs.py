@@ -35,6 +35,7 @@ import highspy
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
+from pyomo.core.base.param import ParamData
 from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.repn.standard_repn import generate_standard_repn
 
@@ -256,7 +257,9 @@ class HighsModel:
     def sync_costs(self) -> None:
         """Send the coefficients that depend on the model's parameters (the costs) where they
         changed; a zero that stays zero is not sent."""
-        now = np.array([float(pyo.value(c)) for _r, _c, c in self._live_coefs])
+        now = np.array(
+            [float(c.value) if type(c) is ParamData else float(pyo.value(c)) for _r, _c, c in self._live_coefs]
+        )
         changed = np.flatnonzero(now != self._sent_coefs)
         with _solver_streams():
             for q in changed.tolist():

@@ -51,7 +51,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
             Reason.INVALID,
         )
     m.O = pyo.Set(initialize=range(inf.options), ordered=True)
-    m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(upper[o])), initialize=0.0)
+    m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(upper[o])))
     of_source: list[list[int]] = [[] for _ in range(n)]
     for o, i in enumerate(inf.source.tolist()):
         of_source[i].append(o)
@@ -97,7 +97,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
 
     m.by_format = pyo.Constraint(m.OF, rule=by_format_rule)
     m.Rr = pyo.Set(initialize=list(inf.rent), ordered=True)
-    m.rented = pyo.Var(m.Rr, bounds=lambda _m, r: (0.0, inf.rent[r][0]), initialize=0.0)
+    m.rented = pyo.Var(m.Rr, bounds=lambda _m, r: (0.0, inf.rent[r][0]))
 
 
 def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: tuple[list[float], list[Any]]) -> None:

@@ -240,7 +240,7 @@ def build(
     m.S = pyo.Set(initialize=range(n), ordered=True)
     m.K = pyo.Set(initialize=range(count), ordered=True)
     m.J = pyo.Set(initialize=range(n * count), ordered=True)
-    m.x = pyo.Var(m.S, bounds=_bounds(a.upper), initialize=0.0)
+    m.x = pyo.Var(m.S, bounds=_bounds(a.upper))
     if fixed_hours is not None:
         for i, h in enumerate(np.asarray(fixed_hours, dtype=float).tolist()):
             m.x[i].setlb(h)
@@ -257,7 +257,7 @@ def build(
     else:
         own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
-    m.w = pyo.Var(m.Jw, bounds=_bounds(c.upper), initialize=0.0)
+    m.w = pyo.Var(m.Jw, bounds=_bounds(c.upper))
     has_w = set(own)
     arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
     if periods is not None:

@@ -70,7 +70,7 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays) -> No
         u = 0.0 if (K > 1 and t > 0 and now_only[i]) else float(bound[t, i])
         return 0.0, (u if math.isfinite(u) else None)
 
-    m.y = pyo.Var(m.W, m.T, m.S, bounds=y_bounds, initialize=0.0)
+    m.y = pyo.Var(m.W, m.T, m.S, bounds=y_bounds)
     if K == 1:
 
         def total_rule(_m: pyo.ConcreteModel, i: int) -> object:

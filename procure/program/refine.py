@@ -111,13 +111,9 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
         start = None
     dual = solve_dual(a, rows, start)
     exact = polish_from(program, dual.x, dual.mu, -math.inf)
-    if exact is not None and built.cut_count > 0:
-        # A re-solve (a sweep's next point, a new budget): the cuts the model has may bound the
-        # exact plan within the tolerance already; one warm solve tells, before adding more.
-        done = _certified(program, exact, rows, deadline, tolerance, rounds=1)
-        if done is not None:
-            return done
-    # Every curve gets a cut at the point found (the model may have been built without others).
+    # Every curve gets a cut at the point found (the model may have been built without others);
+    # on a re-solve (a sweep's next point, a new budget) a curve whose point has not moved keeps
+    # the cut it has, and the one warm solve that follows certifies.
     curves = np.arange(len(a.rate))
     if add_cuts(built, curves, a.rate * (a.held + (exact.x if exact is not None else dual.x))):
         program.highs.sync_cuts()

@@ -233,8 +233,9 @@ class Program:
             self.rebuild()
             return
         m = b.model
-        for i in np.flatnonzero(cost != old.cost).tolist():
-            m.cost[i].set_value(float(cost[i]))
+        changed = np.flatnonzero(cost != old.cost).tolist()
+        # the costs were checked above (finite, ≥ 0), so Pyomo's own check per item is skipped
+        m.cost.store_values({i: float(cost[i]) for i in changed}, check=False)
         if self.formulation.recourse_price_x is not None:
             later = self.formulation.later_cost
             for (k, i), param in m.later.items():
