@@ -122,14 +122,14 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     block = m.cuts[len(m.cuts)]
     block.cut_curve, block.cut_point = rows[0], points[keep]
     block.cut_coef, block.cut_rhs = rows[1], rows[2]
-    z, w = m.z, built.arguments
     j_, c_, r_ = rows[0].tolist(), rows[1].tolist(), rows[2].tolist()
+    z = [m.z[i] for i in j_]
+    w = [built.arguments[i] for i in j_]
     block.Q = pyo.RangeSet(0, len(j_) - 1)
 
     def cut_rule(_b: pyo.Block, q: int) -> object:
         """Tangent cut q of the round: z_j − v'(ê)·a_j·w_j ≤ v'(ê)·a_j·h0_j + v(ê) − v'(ê)·ê."""
-        i = j_[q]
-        return LinearExpression(constant=0.0, linear_coefs=[1.0, c_[q]], linear_vars=[z[i], w[i]]) <= r_[q]
+        return LinearExpression(constant=0.0, linear_coefs=[1.0, c_[q]], linear_vars=[z[q], w[q]]) <= r_[q]
 
     block.rows = pyo.Constraint(block.Q, rule=cut_rule)
     return len(j_)

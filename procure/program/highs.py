@@ -155,36 +155,31 @@ class HighsModel:
         #: Upper bounds that are expressions of mutable parameters: (row, expression, constant).
         self._live_upper: list[tuple[int, Any, float]] = []
         starts: list[int] = [0]
-        index: list[int] = []
-        values: list[float] = []
+        index: list[np.ndarray] = []
+        values: list[np.ndarray] = []
         row_lower: list[float] = []
         row_upper: list[float] = []
         for con in _rows_of(m):
             row = len(row_lower)
             constant_expr, variables, coefs = _linear_terms(con, col_of)
             constant = float(pyo.value(constant_expr or 0.0))
-            for v, c in zip(variables, coefs, strict=True):
-                col = col_of[id(v)]
-                if isinstance(c, int | float):
-                    coef = float(c)
-                else:
-                    coef = float(pyo.value(c))
-                    self._live_coefs.append((row, col, c))
-                if coef != 0.0:
-                    index.append(col)
-                    values.append(coef)
+            cols, coef, live = _terms(variables, coefs, col_of)
+            self._live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
+            kept = coef != 0.0
+            index.append(cols[kept])
+            values.append(coef[kept])
             lo = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
             hi = INF if con.upper is None else float(pyo.value(con.upper)) - constant
             if con.upper is not None and not isinstance(con.upper, int | float) and not con.upper.is_constant():
                 self._live_upper.append((row, con.upper, constant))
             self.row_of[id(con)] = row
-            starts.append(len(index))
+            starts.append(starts[-1] + int(kept.sum()))
             row_lower.append(lo)
             row_upper.append(hi)
         cost = np.zeros(len(columns))
-        objective = generate_standard_repn(m.objective.expr, compute_values=True, quadratic=False)
-        for v, c in zip(objective.linear_vars, objective.linear_coefs, strict=True):
-            cost[col_of[id(v)]] += float(c)
+        _constant, variables, coefs = _linear_terms(m.objective, col_of)
+        cols, coef, _live = _terms(variables, [pyo.value(c) for c in coefs], col_of)
+        np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
         lp.num_col_ = len(columns)
         lp.num_row_ = len(row_lower)
@@ -195,8 +190,8 @@ class HighsModel:
         lp.row_upper_ = np.asarray(row_upper, dtype=np.float64)
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
         lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
-        lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.array(values, dtype=float)
+        lp.a_matrix_.index_ = np.concatenate([np.zeros(0, np.int32), *index]).astype(np.int32)
+        lp.a_matrix_.value_ = np.concatenate([np.zeros(0), *values])
         if self.integer.any():
             lp.integrality_ = [
                 highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous for flag in self.integer
@@ -210,7 +205,7 @@ class HighsModel:
         self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
         self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
         self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
-        self._sent_coefs = np.array([float(pyo.value(c)) for _r, _c, c in self._live_coefs])
+        self._sent_coefs = np.array([_number(c) for _r, _c, c in self._live_coefs])
         self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
         #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
         self.cut_rows = 0
@@ -372,8 +367,30 @@ class HighsModel:
         return at(self.budget_rows), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
 
 
+#: The types of a coefficient that is a plain number (not an expression of parameters).
+NUMBER_TYPES = frozenset({float, int, np.float64, np.int64})
+
+
+def _number(c: Any) -> float:
+    """The value of a coefficient: a number, a parameter or an expression of parameters."""
+    if type(c) in NUMBER_TYPES:
+        return float(c)
+    return float(c.value) if type(c) is ParamData else float(pyo.value(c))
+
+
+def _terms(
+    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int]
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The columns and values of a row's terms, and which terms are expressions of parameters."""
+    cols = np.fromiter((col_of[id(v)] for v in variables), dtype=np.int32, count=len(variables))
+    coef = np.fromiter((_number(c) for c in coefs), dtype=float, count=len(coefs))
+    live = [q for q, c in enumerate(coefs) if type(c) not in NUMBER_TYPES]
+    return cols, coef, live
+
+
 def _linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any]]:
-    """A linear constraint's body as (constant, variables, coefficients), each variable once.
+    """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
+    variable once.
 
     A body built as one ``LinearExpression`` over distinct variables (the model's large rows)
     is read as it stands; any other body through ``generate_standard_repn``, which collects it.
@@ -384,13 +401,13 @@ def _linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any],
     SolveError
         The body is not linear.
     """
-    body = con.body
+    body = con.expr if isinstance(con, pyo.Objective) else con.body
     if type(body) is LinearExpression:
         variables = body.linear_vars
         if len({col_of[id(v)] for v in variables}) == len(variables):
             return body.constant, variables, body.linear_coefs
     repn = generate_standard_repn(body, compute_values=False, quadratic=False)
-    if repn.nonlinear_expr is not None:
+    if repn.nonlinear_expr is not None or repn.quadratic_vars:
         raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
     return repn.constant, repn.linear_vars, repn.linear_coefs
 
