@@ -21,11 +21,11 @@ solve here sets the limit to the time used so far plus the time left.
 
 from __future__ import annotations
 
-import functools
 import io
 import math
 import os
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -49,15 +49,21 @@ INF = highspy.kHighsInf
 SIMPLEX = "choose"
 
 
+#: One capture of the process's output at a time: the capture redirects the process's own file
+#: descriptors, so two threads capturing at once would tangle them.
+_CAPTURE = threading.RLock()
+
+
 @contextmanager
 def quiet_solver() -> Iterator[None]:
-    """Capture what the solver writes to the process's standard output and error.
+    """Capture what the solver writes to the process's standard output and error (one thread at
+    a time: see :data:`_CAPTURE`).
 
     Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
     """
     buffer = io.StringIO()
     try:
-        with capture_output(buffer, capture_fd=True):
+        with _CAPTURE, capture_output(buffer, capture_fd=True):
             yield
     finally:
         text = buffer.getvalue()
@@ -76,11 +82,16 @@ def _solver_streams() -> AbstractContextManager[None]:
     return quiet_solver() if _verbose() else nullcontext()
 
 
-@functools.cache
+#: Per thread: whether a ``Highs`` object has run in it (see :func:`_crossover_ready`).
+_RUN_HERE = threading.local()
+
+
 def _crossover_ready() -> None:
-    """Run a one-row LP once in this process before the first crossover: HiGHS 1.16's
-    ``crossover`` reads state that the first ``run`` of any ``Highs`` object sets up, and
-    crashes the process without it."""
+    """Run a one-row LP once in this thread before its first crossover: HiGHS 1.16's
+    ``crossover`` reads per-thread state that the first ``run`` of a ``Highs`` object in the
+    thread sets up, and crashes the process without it."""
+    if getattr(_RUN_HERE, "done", False):
+        return
     h = _new_highs()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = 1, 1
@@ -90,6 +101,7 @@ def _crossover_ready() -> None:
     with _solver_streams():
         h.passModel(lp)
         h.run()
+    _RUN_HERE.done = True
 
 
 def _new_highs() -> highspy.Highs:

@@ -246,9 +246,9 @@ def build(
             m.x[i].setlb(h)
             m.x[i].setub(h)
     m.z = pyo.Var(m.J)
-    m.cost = pyo.Param(m.S, mutable=True)
-    # the costs are the problem's, finite and ≥ 0 (checked where it was priced): stored whole
-    m.cost.store_values(dict(enumerate(problem.cost.tolist())), check=False)
+    # the costs are the problem's, finite and ≥ 0 (checked where it was priced): Pyomo's domain
+    # check per item is left out (within=Any)
+    m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=dict(enumerate(problem.cost.tolist())))
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
     add_integer_terms(m, a, problem.column("min_order_hours"))
 

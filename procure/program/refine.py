@@ -35,9 +35,10 @@ CUT_THRESHOLD = 1e-9
 CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
 #: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
 MIP_GAP_SHARE = 0.1
-#: HiGHS's method for the first solve of a linear model (no basis yet): interior point, then
-#: crossover to a vertex (see :meth:`procure.program.highs.HighsModel.solve`); re-solves after
-#: new cuts start the dual simplex from that vertex.
+#: HiGHS's method for the first solve of a linear model with no basis and no starting point:
+#: interior point, then crossover to a vertex (see :meth:`procure.program.highs.HighsModel.solve`;
+#: the dual-guided solve starts from the exact plan instead, :mod:`procure.program.crossover`);
+#: re-solves after new cuts start the dual simplex from that vertex.
 COLD_METHOD = "ipm"
 #: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
 TOLERANCE_FLOOR = 1e-9

@@ -62,8 +62,8 @@ def budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arg
         price_x = float(sp.recourse_price_x or 1.0)
         later_ok = sp.later_ok
         later_cost = {(k, i): float(sp.later_cost[k, i]) for k in range(sp.count) for i in range(n)}
-        m.later = pyo.Param(m.K, m.S, mutable=True)
-        m.later.store_values(later_cost, check=False)  # the scenarios' prices, checked where they were read
+        # the scenarios' prices, checked where they were read: no domain check per item
+        m.later = pyo.Param(m.K, m.S, mutable=True, within=pyo.Any, initialize=later_cost)
 
         def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
             """Scenario k's money: now at today's price, later at M times its own:

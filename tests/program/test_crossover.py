@@ -81,3 +81,32 @@ def test_the_first_solve_of_a_fresh_process_starts_from_the_plan():
     assert out.returncode == 0, out.stderr
     here = Program(from_ledger(__import__("procure").load_ledger(), budget=100_000), tolerance=1e-6).solve()
     assert float(out.stdout.strip()) == pytest.approx(here.value, rel=1e-12)
+
+
+def test_solves_in_other_threads_start_from_the_plan_too():
+    """HiGHS's crossover needs a run in the thread it is called in: a solve in a second thread,
+    one after another and two at once, in a fresh interpreter (a crash would end it)."""
+    code = (
+        "import threading\n"
+        "from procure import from_ledger, load_ledger\n"
+        "from procure.program.solve import Program\n"
+        "p = from_ledger(load_ledger(), budget=100_000)\n"
+        "out = []\n"
+        "def work():\n"
+        "    out.append(Program(p, tolerance=1e-6).solve().value)\n"
+        "for group in (1, 1, 2):\n"
+        "    threads = [threading.Thread(target=work) for _ in range(group)]\n"
+        "    [t.start() for t in threads]\n"
+        "    [t.join() for t in threads]\n"
+        "print(len(out), len(set(out)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["4", "1"]  # four solves, one value
+
+
+def test_the_model_names_each_cost_by_its_source_index():
+    problem = _problem(1)
+    model = Program(problem, tolerance=TOL).model
+    assert [model.cost[i].name for i in (0, problem.n - 1)] == ["cost[0]", f"cost[{problem.n - 1}]"]
+    assert model.cost[problem.n - 1].value == pytest.approx(problem.cost[-1])
