@@ -26,7 +26,7 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -35,12 +35,10 @@ import highspy
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
-from pyomo.core.base.param import ParamData
-from pyomo.core.expr.numeric_expr import LinearExpression
-from pyomo.repn.standard_repn import generate_standard_repn
 
 from ..errors import Reason, SolveError
 from .model import BuiltModel
+from .model_rows import linear_terms, number, rows_of, terms
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -56,8 +54,8 @@ _CAPTURE = threading.RLock()
 
 @contextmanager
 def quiet_solver() -> Iterator[None]:
-    """Capture what the solver writes to the process's standard output and error (one thread at
-    a time: see :data:`_CAPTURE`).
+    """Capture what the solver writes to the process's standard output and error, one thread
+    at a time (the capture redirects the process's own file descriptors).
 
     Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
     """
@@ -171,11 +169,11 @@ class HighsModel:
         values: list[np.ndarray] = []
         row_lower: list[float] = []
         row_upper: list[float] = []
-        for con in _rows_of(m):
+        for con in rows_of(m):
             row = len(row_lower)
-            constant_expr, variables, coefs = _linear_terms(con, col_of)
+            constant_expr, variables, coefs = linear_terms(con, col_of)
             constant = float(pyo.value(constant_expr or 0.0))
-            cols, coef, live = _terms(variables, coefs, col_of)
+            cols, coef, live = terms(variables, coefs, col_of)
             self._live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
             kept = coef != 0.0
             index.append(cols[kept])
@@ -189,8 +187,8 @@ class HighsModel:
             row_lower.append(lo)
             row_upper.append(hi)
         cost = np.zeros(len(columns))
-        _constant, variables, coefs = _linear_terms(m.objective, col_of)
-        cols, coef, _live = _terms(variables, [pyo.value(c) for c in coefs], col_of)
+        _constant, variables, coefs = linear_terms(m.objective, col_of)
+        cols, coef, _live = terms(variables, [pyo.value(c) for c in coefs], col_of)
         np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
         lp.num_col_ = len(columns)
@@ -217,7 +215,7 @@ class HighsModel:
         self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
         self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
         self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
-        self._sent_coefs = np.array([_number(c) for _r, _c, c in self._live_coefs])
+        self._sent_coefs = np.array([number(c) for _r, _c, c in self._live_coefs])
         self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
         #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
         self.cut_rows = 0
@@ -264,9 +262,7 @@ class HighsModel:
     def sync_costs(self) -> None:
         """Send the coefficients that depend on the model's parameters (the costs) where they
         changed; a zero that stays zero is not sent."""
-        now = np.array(
-            [float(c.value) if type(c) is ParamData else float(pyo.value(c)) for _r, _c, c in self._live_coefs]
-        )
+        now = np.array([number(c) for _r, _c, c in self._live_coefs])
         changed = np.flatnonzero(now != self._sent_coefs)
         with _solver_streams():
             for q in changed.tolist():
@@ -377,57 +373,3 @@ class HighsModel:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
         return at(self.budget_rows), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
-
-
-#: The types of a coefficient that is a plain number (not an expression of parameters).
-NUMBER_TYPES = frozenset({float, int, np.float64, np.int64})
-
-
-def _number(c: Any) -> float:
-    """The value of a coefficient: a number, a parameter or an expression of parameters."""
-    if type(c) in NUMBER_TYPES:
-        return float(c)
-    return float(c.value) if type(c) is ParamData else float(pyo.value(c))
-
-
-def _terms(
-    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int]
-) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """The columns and values of a row's terms, and which terms are expressions of parameters."""
-    cols = np.fromiter((col_of[id(v)] for v in variables), dtype=np.int32, count=len(variables))
-    coef = np.fromiter((_number(c) for c in coefs), dtype=float, count=len(coefs))
-    live = [q for q, c in enumerate(coefs) if type(c) not in NUMBER_TYPES]
-    return cols, coef, live
-
-
-def _linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any]]:
-    """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
-    variable once.
-
-    A body built as one ``LinearExpression`` over distinct variables (the model's large rows)
-    is read as it stands; any other body through ``generate_standard_repn``, which collects it.
-    Coefficients stay expressions of the model's parameters where they are.
-
-    Raises
-    ------
-    SolveError
-        The body is not linear.
-    """
-    body = con.expr if isinstance(con, pyo.Objective) else con.body
-    if type(body) is LinearExpression:
-        variables = body.linear_vars
-        if len({col_of[id(v)] for v in variables}) == len(variables):
-            return body.constant, variables, body.linear_coefs
-    repn = generate_standard_repn(body, compute_values=False, quadratic=False)
-    if repn.nonlinear_expr is not None or repn.quadratic_vars:
-        raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
-    return repn.constant, repn.linear_vars, repn.linear_coefs
-
-
-def _rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:
-    """Every active constraint of the model but the tangent cuts (handed over from their blocks)."""
-    cuts = m.cuts
-    for block in m.block_data_objects(active=True, descend_into=True):
-        if block.parent_component() is cuts:
-            continue
-        yield from block.component_data_objects(pyo.Constraint, active=True, descend_into=False)

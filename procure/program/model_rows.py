@@ -1,0 +1,74 @@
+"""Reading the Pyomo model's rows for the hand-over to HiGHS (:mod:`procure.program.highs`).
+
+Each active constraint but the tangent cuts (handed over from their blocks' arrays) is read as
+its columns, coefficients and constant: a body that is one ``LinearExpression`` over distinct
+variables (the model's large rows) as it stands, any other through Pyomo's public
+``generate_standard_repn``. A coefficient that is an expression of the model's mutable
+parameters is kept as that expression, so the hand-over can re-read it when they change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.base.param import ParamData
+from pyomo.core.expr.numeric_expr import LinearExpression
+from pyomo.repn.standard_repn import generate_standard_repn
+
+from ..errors import Reason, SolveError
+
+#: The types of a coefficient that is a plain number (not an expression of parameters).
+NUMBER_TYPES = frozenset({float, int, np.float64, np.int64})
+
+
+def number(c: Any) -> float:
+    """The value of a coefficient: a number, a parameter or an expression of parameters."""
+    if type(c) in NUMBER_TYPES:
+        return float(c)
+    return float(c.value) if type(c) is ParamData else float(pyo.value(c))
+
+
+def terms(
+    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int]
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The columns and values of a row's terms, and which terms are expressions of parameters."""
+    cols = np.fromiter((col_of[id(v)] for v in variables), dtype=np.int32, count=len(variables))
+    coef = np.fromiter((number(c) for c in coefs), dtype=float, count=len(coefs))
+    live = [q for q, c in enumerate(coefs) if type(c) not in NUMBER_TYPES]
+    return cols, coef, live
+
+
+def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any]]:
+    """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
+    variable once.
+
+    A body built as one ``LinearExpression`` over distinct variables (the model's large rows)
+    is read as it stands; any other body through ``generate_standard_repn``, which collects it.
+    Coefficients stay expressions of the model's parameters where they are.
+
+    Raises
+    ------
+    SolveError
+        The body is not linear.
+    """
+    body = con.expr if isinstance(con, pyo.Objective) else con.body
+    if type(body) is LinearExpression:
+        variables = body.linear_vars
+        if len({col_of[id(v)] for v in variables}) == len(variables):
+            return body.constant, variables, body.linear_coefs
+    repn = generate_standard_repn(body, compute_values=False, quadratic=False)
+    if repn.nonlinear_expr is not None or repn.quadratic_vars:
+        raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
+    return repn.constant, repn.linear_vars, repn.linear_coefs
+
+
+def rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:
+    """Every active constraint of the model but the tangent cuts (handed over from their blocks)."""
+    cuts = m.cuts
+    for block in m.block_data_objects(active=True, descend_into=True):
+        if block.parent_component() is cuts:
+            continue
+        yield from block.component_data_objects(pyo.Constraint, active=True, descend_into=False)
