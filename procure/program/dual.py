@@ -44,6 +44,12 @@ MAX_DUAL_STEPS = 100
 MAX_HALVINGS = 60
 #: Armijo's sufficient-decrease share of the line search [1].
 ARMIJO = 1e-4
+#: The bracket of ln λ that the start bisects, around ln of the best source's value per dollar
+#: at the hours held: from e^−60 of it to e^1 of it [1].
+START_BRACKET = (-60.0, 1.0)
+#: Share of the Newton matrix's trace added to its diagonal, so that a source at the edge of
+#: its box leaves the system solvable [1].
+NEWTON_RIDGE = 1e-12
 #: Bisection steps of the budget's multiplier alone, on a log scale of width 61, that start
 #: the method: to about 1e-8 of λ, from where Newton's steps take over.
 START_STEPS = 32
@@ -228,7 +234,7 @@ def _start(d: Evaluator) -> np.ndarray:
         top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
     if not (top > 0 and math.isfinite(top)):
         return mu
-    lo, hi = math.log(top) - 60.0, math.log(top) + 1.0
+    lo, hi = math.log(top) + START_BRACKET[0], math.log(top) + START_BRACKET[1]
     for _ in range(START_STEPS):
         mid = 0.5 * (lo + hi)
         mu[0] = math.exp(mid)
@@ -265,7 +271,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         free = (mu > 0) | (grad < 0)
         H = (A * (-slope)) @ A.T
         Hf = H[np.ix_(free, free)]
-        ridge = 1e-12 * max(float(np.trace(Hf)), 1e-300)
+        ridge = NEWTON_RIDGE * max(float(np.trace(Hf)), 1e-300)
         direction = np.zeros_like(mu)
         try:
             direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])

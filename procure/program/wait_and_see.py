@@ -28,13 +28,15 @@ import math
 import numpy as np
 
 from ..curves import REGISTRY
-from .bounds import source_arrays
+from .bounds import CurveArrays, source_arrays
 from .dual import (
     ARMIJO,
     DUAL_TOLERANCE,
     INVERSE_STEP,
     MAX_DUAL_STEPS,
     MAX_HALVINGS,
+    NEWTON_RIDGE,
+    START_BRACKET,
     START_STEPS,
     capacity_rows_of,
     coupling_rows,
@@ -149,7 +151,7 @@ class BatchDual:
             top = np.max(np.where(budget_row > 0, marginal / budget_row, 0.0), axis=1, initial=0.0)
         priced = (top > 0) & np.isfinite(top)
         log_top = np.log(np.where(priced, top, 1.0))
-        lo, hi = log_top - 60.0, log_top + 1.0
+        lo, hi = log_top + START_BRACKET[0], log_top + START_BRACKET[1]
         for _ in range(START_STEPS):
             mid = 0.5 * (lo + hi)
             mu[:, 0] = np.exp(mid)
@@ -190,7 +192,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         both = free[:, :, None] & free[:, None, :]
         H = np.where(both, np.einsum("kmn,kn,kln->kml", A, -slope[sel], A), 0.0)
         trace = np.einsum("kii->k", H)
-        ridge = 1e-12 * np.maximum(trace, 1e-300)
+        ridge = NEWTON_RIDGE * np.maximum(trace, 1e-300)
         # rows not free get a unit diagonal and no gradient: no step there
         H = H + eye[None] * np.where(free, ridge[:, None], 1.0)[:, :, None]
         rhs = np.where(free, grad, 0.0)
@@ -249,13 +251,19 @@ def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     return x
 
 
+def _qualified_arrays(sp: ScenarioProblem) -> CurveArrays | None:
+    """The sources' arrays where the scenarios' duals can be minimised together, else None."""
+    if sp.base.mode is not Mode.BUDGET or sp.count == 0:
+        return None
+    a = source_arrays(sp.base)
+    return a if eligible(a) else None
+
+
 def qualifies(sp: ScenarioProblem) -> bool:
     """True where the scenarios' duals can be minimised together: budget mode, concave curves
     with a closed-form inverse derivative, no integer terms (the sources' curves are the same in
     every scenario, only their rates and scales move)."""
-    if sp.base.mode is not Mode.BUDGET or sp.count == 0:
-        return False
-    return eligible(source_arrays(sp.base))
+    return _qualified_arrays(sp) is not None
 
 
 def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | None]:
@@ -267,9 +275,9 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
     """
     base = sp.base
     count = sp.count
-    if not qualifies(sp):
+    a = _qualified_arrays(sp)
+    if a is None:
         return [None] * count
-    a = source_arrays(base)
     names = capacity_rows_of(base)
     rows = coupling_rows(base, float(base.budget or 0.0), names)
     A = np.repeat(rows.A[None], count, axis=0)
