@@ -7,173 +7,35 @@ many were left out. :mod:`procure.interfaces.render` sets them in the terminal's
 app's pages show them as they are, so that a number reads the same in both. Nothing here
 computes what a result could say itself: shares, spreads and positions come from the
 :class:`procure.program.Plan` and the tables of the analyses.
+
+Here are the cells of plans and of the analyses. How each cell is written is
+:mod:`procure.interfaces.cells`, and the cells of a format's pipeline and of a calibration are
+:mod:`procure.interfaces.pipeline_tables`; their names are offered here too.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import TABLE_COLUMNS, TABLE_ROWS
+from .cells import Rows, money, number, percent, visible
+from .pipeline_tables import bill_rows as bill_rows
+from .pipeline_tables import calibration_rows as calibration_rows
+from .pipeline_tables import calibration_sentence as calibration_sentence
+from .pipeline_tables import fact_rows as fact_rows
+from .pipeline_tables import format_title as format_title
+from .pipeline_tables import ledger_row_rows as ledger_row_rows
+from .pipeline_tables import pipeline_numbers as pipeline_numbers
+from .pipeline_tables import simulation_rows as simulation_rows
+from .pipeline_tables import stage_rows as stage_rows
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..analyses.solving import ScenarioPlan
-    from ..ledger import Cluster
-    from ..pipeline.queue import SimulationResult
     from ..program import Plan
-
-
-#: Characters of user text shown as an escape (``\\x1b``, ``\\u202e``): the C0 and C1 control
-#: characters and DEL, which a terminal would act on (clear the screen, set its title), and the
-#: bidirectional overrides, which would reorder the text around them.
-_HIDDEN = {*range(0x00, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
-           *range(0x2066, 0x206A)}  # fmt: skip
-_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _HIDDEN}
-
-
-def visible(text: object) -> str:
-    """User text (a source name, a kind, a file name) as a table shows it: every control
-    character and bidirectional override as its escape (``ESC`` as ``\\x1b``), the rest as
-    given. JSON and files keep the text exact; only what is shown is escaped."""
-    return str(text).translate(_ESCAPES)
-
-
-def number(value: float, digits: int = 1) -> str:
-    """A number with thousands separators; ∞ for infinity, — for NaN."""
-    if value != value:
-        return "—"
-    if value == math.inf:
-        return "∞"
-    return f"{value:,.{digits}f}"
-
-
-def percent(value: float) -> str:
-    """A share as a percentage with one decimal; — for NaN."""
-    return "—" if value != value else f"{100 * value:.1f} %"
-
-
-def money(value: float) -> str:
-    """Dollars with cents."""
-    return f"${value:,.2f}"
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A table's headings and cells, formatted.
-
-    Attributes
-    ----------
-    headings : tuple of str
-        One per column.
-    cells : sequence of tuple of str
-        The rows shown, one string per column.
-    total : tuple of str, optional
-        A last row of totals (of every row, shown or not).
-    left_out : int
-        Rows (for :func:`sweep_rows`, source columns) not shown.
-    """
-
-    headings: tuple[str, ...]
-    cells: Sequence[tuple[str, ...]] = field(default_factory=list)
-    total: tuple[str, ...] | None = None
-    left_out: int = 0
-
-    def frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
-        """The table as a DataFrame of strings, the total row last; only the ``columns``
-        (headings) given, in that order, if any."""
-        import pandas as pd
-
-        rows = [*self.cells, *([self.total] if self.total is not None else [])]
-        frame = pd.DataFrame(rows, columns=list(self.headings))
-        return frame if columns is None else frame[list(columns)]
-
-
-# ----------------------------------------------------------------------------- one format
-
-
-def format_title(row: Any, cluster: Cluster) -> str:
-    """One line naming a format and the cluster it runs on."""
-    return (
-        f"{visible(row['source'])}: {row['cameras']:g} × {row['width']:g}×{row['height']:g} at "
-        f"{row['fps']:g} fps, {row['stored']}, read in {row['read']} — model {visible(cluster.model)}, "
-        f"{visible(cluster.accelerator)}, {cluster.cores_per_accelerator:g} cores"
-        f"{', NVDEC' if cluster.nvdec else ''}"
-    )
-
-
-def pipeline_numbers(row: Any) -> dict[str, str]:
-    """The numbers of one recorded hour (a row of :func:`procure.ledger.variant`), formatted:
-    ``busy``, ``stage``, ``cores_needed``, ``pixels_per_token``, ``gb_per_hour``,
-    ``gb_decoded_per_hour``, ``bill_usd``, ``share`` and ``price_usd_per_hour``."""
-    return {
-        "busy": percent(row["busy"]),
-        "stage": str(row["stage"]),
-        "cores_needed": number(row["cores_needed"]),
-        "pixels_per_token": number(row["pixels_per_token"], 0),
-        "gb_per_hour": f"{row['gb_per_hour']:,.2f}",
-        "gb_decoded_per_hour": f"{row['gb_decoded_per_hour']:,.0f}",
-        "bill_usd": money(row["bill_usd"]),
-        "share": percent(row["share"]),
-        "price_usd_per_hour": money(row["price_usd_per_hour"]),
-    }
-
-
-def stage_rows(row: Any) -> Rows:
-    """The stages' rates [frames/s], the binding one marked."""
-    cells = []
-    for name, rate, note in (
-        ("accelerator (demand)", row["demand_fps"], f"{row['tokens_per_frame']:g} tokens a frame"),
-        ("read", row["read_fps"], f"{row['bytes_per_frame']:,.0f} B a frame"),
-        ("decode", row["decode_fps"], f"g = {row['g']:g} frames decoded per frame used"),
-    ):
-        mark = " ← binds" if name.split()[0] == row["stage"] else ""
-        cells.append((name, number(rate), note + mark))
-    return Rows(("stage", "frames/s", ""), cells)
-
-
-def fact_rows(row: Any) -> Rows:
-    """The busy fraction, the cores needed, pixels per token and the gigabytes of an hour."""
-    n = pipeline_numbers(row)
-    return Rows(
-        ("", ""),
-        [
-            ("busy", n["busy"]),
-            ("cores needed (Little's law)", n["cores_needed"]),
-            ("pixels decoded per token π", n["pixels_per_token"]),
-            ("GB stored / decoded per hour", f"{n['gb_per_hour']} / {n['gb_decoded_per_hour']}"),
-        ],
-    )
-
-
-def bill_rows(row: Any) -> Rows:
-    """The transport bill of one recorded hour by term [$], each term's share, the total."""
-    total = row["bill_usd"]
-    cells = [
-        (name, f"{row[key]:,.2f}", percent(row[key] / total) if total > 0 else "—")
-        for name, key in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd"))
-    ]
-    return Rows(("term", "$", "share of bill"), cells, total=("bill", f"{total:,.2f}", ""))
-
-
-def simulation_rows(row: Any, result: SimulationResult) -> Rows:
-    """The simulated queue beside the closed form."""
-    util = result.decoder_utilisation
-    cells = [
-        ("busy", percent(result.busy), percent(row["busy"])),
-        (
-            "frames/s to the accelerator",
-            number(result.throughput_fps),
-            number(min(row["demand_fps"], row["supply_fps"])),
-        ),
-        ("binding stage", result.stage, str(row["stage"])),
-        ("decoders busy (mean)", percent(float(util.mean())) if len(util) else "—", ""),
-        ("frames in the buffer (mean)", f"{result.mean_buffer:.1f}", ""),
-    ]
-    return Rows(("", "simulated", "closed form"), cells)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -375,43 +237,3 @@ def ranging_sentence(span: tuple[float, float], limits: tuple[float, float]) -> 
         f"The plan keeps its shape (the same sources bought, the same constraints binding) for byte prices "
         f"from {low} to {high} times the ledger's (the search looks from {limits[0]:g} to {limits[1]:g})."
     )
-
-
-# ----------------------------------------------------------------------------- data
-
-
-def calibration_rows(files: list[Any]) -> Rows:
-    """Each calibrated file: codec, size, rate, bits per pixel, keyframe interval, decode rates."""
-    cells = [
-        (visible(f.file), visible(f.codec), f"{f.width}×{f.height}", f"{f.fps:g}", f"{f.frames:,}",
-         f"{f.bits_per_pixel:.4f}", f"{f.gop:g}",
-         f"{f.decode_fps:,.0f} ({f.decode_fps_min:,.0f}–{f.decode_fps_max:,.0f})",
-         f"{f.core_fps_1080p:,.1f}", f"{f.random_read_frames:.2f}")
-        for f in files
-    ]  # fmt: skip
-    headings = ("file", "codec", "size", "fps", "frames", "bit/px", "gop", "decode fps (min–max)", "1080p fps",
-                "random read frames")  # fmt: skip
-    return Rows(headings, cells)
-
-
-def calibration_sentence(total: dict[str, Any]) -> str:
-    """The values a ledger row takes from a calibration."""
-    return (
-        f"For a ledger row: codec {visible(total['codec'])}, {total['width']}×{total['height']} at "
-        f"{total['fps']:g} fps, "
-        f"bits_per_pixel {total['bits_per_pixel']:.4f}, gop {total['gop']:g}, "
-        f"core_fps_1080p {total['core_fps_1080p']:,.1f}"
-    )
-
-
-def ledger_row_rows(row: dict[str, Any]) -> Rows:
-    """One ledger row, a column a line; a missing number is blank."""
-    cells = []
-    for column, value in row.items():
-        shown = (
-            ""
-            if isinstance(value, float) and value != value
-            else (f"{value:,.6g}" if isinstance(value, float) else visible(value))
-        )
-        cells.append((column, shown))
-    return Rows(("column", "value"), cells)

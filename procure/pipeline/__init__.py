@@ -3,7 +3,10 @@
 * :mod:`procure.pipeline.formulas`: the closed form of the pipeline (demand, each stage's
   supply, busy fraction, binding stage, cores needed, pixels per token);
 * :mod:`procure.pipeline.bill`: the transport bill of one recorded hour;
-* :mod:`procure.pipeline.queue`: the pipeline run as a queue, to check the closed form.
+* :mod:`procure.pipeline.queue`: the pipeline run as a queue, to check the closed form;
+* :mod:`procure.pipeline.calibrate`, :mod:`procure.pipeline.calibration_record` and
+  :mod:`procure.pipeline.streams`: timing a team's own video files (PyAV) into the pipeline's
+  rates, what one file measured, and a file's stream as its packets tell it.
 
 The closed form's functions are re-exported here, so ``procure.pipeline.evaluate`` and
 ``procure.pipeline.demand_fps`` work as they did when this was one module.

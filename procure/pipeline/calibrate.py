@@ -8,7 +8,9 @@ decoded and converted to RGB as training would, after a warm-up, over ``repeat``
 frames a random read decodes, by seeking to the keyframe before random frames and decoding up
 to them.
 
-The stream itself (codec, size, frame rate, packets) is read by :mod:`procure.pipeline.streams`.
+The stream itself (codec, size, frame rate, packets) is read by :mod:`procure.pipeline.streams`;
+what a calibration records, and what a ledger row takes from it, is
+:mod:`procure.pipeline.calibration_record`.
 
 With ``encode=True``, also one core's H.264 encode rate, the cluster's ``[decode]
 encode_fps_1080p`` (what re-encoding a source's recorded video costs): the file's first
@@ -33,7 +35,6 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,11 @@ import numpy as np
 
 from ..defaults import DEFAULT_REPEAT, MAX_REPEAT
 from ..errors import InputError
-from .formulas import PIXELS_1080P
+from .calibration_record import CALIBRATION_KEYS as CALIBRATION_KEYS
+from .calibration_record import ENCODE_KEYS as ENCODE_KEYS
+from .calibration_record import LEDGER_COLUMNS as LEDGER_COLUMNS
+from .calibration_record import Calibration, rate_1080p
+from .calibration_record import summary as summary
 from .streams import Stream, bad_file, open_container, read_stream, require_av
 from .streams import frame_timing as frame_timing  # also offered here, beside the calibration
 
@@ -69,44 +74,9 @@ ENCODE_PRESET = "medium"
 ENCODE_FRAMES = 100
 #: Most frames a timed encode run may take [frames].
 MAX_ENCODE_FRAMES = 100_000
-#: Keys of one file's calibration, with units.
-CALIBRATION_KEYS = {
-    "file": "path as given",
-    "codec": "codec name, as ffprobe's codec_name (h264, av1, vp9, mpeg4, …)",
-    "width": "px",
-    "height": "px",
-    "fps": "frames/s: the declared rate when the timestamps lie on its grid, else frames / duration_s",
-    "frames": "frames",
-    "duration_s": "s",
-    "constant_rate": "true when the timestamps lie on the grid of the declared rate (within one tick)",
-    "fps_spread": "longest over shortest step between frames [1]; 1 at a constant rate",
-    "bits_per_pixel": "bit/px: stream bytes × 8 / (frames × width × height)",
-    "gop": "frames between keyframes (median over the file)",
-    "decode_fps": "frames/s, one thread, decoded and converted to RGB (median of the runs)",
-    "decode_fps_min": "frames/s",
-    "decode_fps_max": "frames/s",
-    "core_fps_1080p": "frames/s at 1080p: decode_fps × width × height / (1920 × 1080)",
-    "random_read_frames": "frames decoded to reach a random frame from the keyframe before it (mean)",
-    "notes": "what to know about the numbers: a variable frame rate, noisy decode rates",
-}
-#: Keys a calibration with ``encode=True`` adds (before ``notes``), with units.
-ENCODE_KEYS = {
-    "encode_frames": "frames encoded in each timed run: the first ENCODE_FRAMES (100) or all",
-    "encode_fps": "frames/s at the file's size, one thread, libx264 preset medium (median of the runs)",
-    "encode_fps_min": "frames/s",
-    "encode_fps_max": "frames/s",
-    "encode_fps_1080p": "frames/s at 1080p: encode_fps × width × height / (1920 × 1080)",
-}
 
 #: ``progress(done, total)``: called as the steps of a measurement finish.
 Progress = Callable[[int, int], None]
-
-
-def rate_1080p(fps: float, width: int, height: int) -> float:
-    """A rate at ``width × height`` as 1080p-equivalent frames per second, ``fps × W·H /
-    (1920·1080)``: decoding and encoding cost are taken as proportional to pixels (the inverse
-    of :func:`procure.pipeline.formulas.decoder_fps`)."""
-    return fps * width * height / PIXELS_1080P
 
 
 def check_repeat(repeat: object) -> int:
@@ -134,45 +104,6 @@ def require_encoder(av: Any) -> None:
             f"calibrate --encode needs the {ENCODER} encoder, which this PyAV's FFmpeg lacks "
             f"(PyAV {getattr(av, '__version__', '?')}): install a PyAV built with {ENCODER}"
         ) from None
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """What one file measured (keys and units in :data:`CALIBRATION_KEYS`; the encode rate's,
-    None unless measured, in :data:`ENCODE_KEYS`)."""
-
-    file: str
-    codec: str
-    width: int
-    height: int
-    fps: float
-    frames: int
-    duration_s: float
-    constant_rate: bool
-    fps_spread: float
-    bits_per_pixel: float
-    gop: float
-    decode_fps: float
-    decode_fps_min: float
-    decode_fps_max: float
-    core_fps_1080p: float
-    random_read_frames: float
-    encode_frames: int | None = None
-    encode_fps: float | None = None
-    encode_fps_min: float | None = None
-    encode_fps_max: float | None = None
-    encode_fps_1080p: float | None = None
-    notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file's calibration as a JSON-ready dict (``notes`` a list); the encode keys only
-        when the encode rate was measured."""
-        out = asdict(self)
-        if self.encode_fps is None:
-            for key in ENCODE_KEYS:
-                del out[key]
-        out["notes"] = list(self.notes)
-        return out
 
 
 def _decode_run(av: Any, path: str | Path, frames_expected: int, warmup: int) -> tuple[int, float]:
@@ -436,33 +367,3 @@ def _encode_rates(
         "encode_fps_1080p": at_1080p,
     }
     return values, notes
-
-
-def summary(files: list[Calibration]) -> dict[str, Any]:
-    """What a ledger row needs, over all files: the codec most files use, the median size,
-    frame rate, keyframe interval and 1080p decode rate, and the bits per pixel of all the
-    bytes over all the pixels; and, when every file's encode rate was measured, the median
-    1080p encode rate, ``encode_fps_1080p``, a key of the cluster (``[decode]``), not of a row."""
-    if not files:
-        raise InputError("calibration needs at least one video file")
-    codecs = [f.codec for f in files]
-    pixels = sum(f.frames * f.width * f.height for f in files)
-    bits = sum(f.bits_per_pixel * f.frames * f.width * f.height for f in files)
-    rates = [f.encode_fps_1080p for f in files if f.encode_fps_1080p is not None]
-    encoded = {"encode_fps_1080p": statistics.median(rates)} if rates and len(rates) == len(files) else {}
-    return {
-        "files": len(files),
-        "codec": max(set(codecs), key=codecs.count),
-        "width": int(statistics.median(f.width for f in files)),
-        "height": int(statistics.median(f.height for f in files)),
-        "fps": statistics.median(f.fps for f in files),
-        "bits_per_pixel": bits / pixels,
-        "gop": statistics.median(f.gop for f in files),
-        "core_fps_1080p": statistics.median(f.core_fps_1080p for f in files),
-        "frames": sum(f.frames for f in files),
-        **encoded,
-    }
-
-
-#: Ledger columns that :func:`summary` fills, in the order they are written.
-LEDGER_COLUMNS = ("width", "height", "fps", "bits_per_pixel", "codec", "gop", "core_fps_1080p")

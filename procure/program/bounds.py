@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import Reason, SolveError, invalid
 from . import value
-from .problem import CAPACITIES, Mode, Problem
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Mode, Problem
 from .scenarios import ScenarioProblem
 
 
@@ -81,7 +81,7 @@ def _check_held_fits(problem: Problem) -> np.ndarray:
         use = problem.usage(name)
         unit = CAPACITIES[name][1]
         used = float(use @ held)
-        if used > limit * (1 + 1e-12):
+        if used > limit * (1 + HELD_FIT_MARGIN):
             raise SolveError(
                 f"infeasible: the hours already held need {used:,.1f} {unit} of {name}, the capacity "
                 f"is {limit:,.1f} {unit} (over by {used - limit:,.1f} {unit}): raise the capacity "

@@ -27,7 +27,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..curves import REGISTRY
+from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
 from .problem import Problem
@@ -44,6 +44,9 @@ MAX_DUAL_STEPS = 100
 MAX_HALVINGS = 60
 #: Armijo's sufficient-decrease share of the line search [1].
 ARMIJO = 1e-4
+#: g's float resolution, as a share of max(1, abs(g)) [1]: a step whose asked decrease is below
+#: it is taken where g does not rise by more than it (g cannot show a decrease there).
+STALL_RESOLUTION = 1e-15
 #: The bracket of ln λ that the start bisects, around ln of the best source's value per dollar
 #: at the hours held: from e^−60 of it to e^1 of it [1].
 START_BRACKET = (-60.0, 1.0)
@@ -138,6 +141,30 @@ class Dual:
     evaluations: int
 
 
+def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray,
+              room: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Sources of one smooth curve (``entry``, of :data:`procure.curves.REGISTRY`) at prices ``c``
+    in multipliers [value per h]: the hours in [0, room] where ρσφ·v'(e) equals the price, and
+    dx/dc where a source is strictly inside its box, 0 elsewhere (central difference of the
+    inverse derivative) [h, h per price unit]. Any array shape; the arguments broadcast. A
+    source with ρσφ = 0 buys nothing; one priced at 0 buys its whole box. Call under
+    ``np.errstate(all="ignore")``."""
+    y = c / rate
+    priced = (y > 0) & (rate > 0)
+    safe = np.where(priced, y, 1.0)
+    e = np.where(priced, entry.inverse_derivative(safe, k, shape), np.inf)
+    xs = np.where(rate > 0, e / rate - held, 0.0)
+    x = np.clip(xs, 0.0, room)
+    if not slopes:
+        return x, np.zeros_like(x)
+    step = INVERSE_STEP * np.abs(safe)
+    low = np.maximum(safe - step, 0.5 * safe)
+    up = entry.inverse_derivative(safe + step, k, shape)
+    down = entry.inverse_derivative(low, k, shape)
+    inside = priced & (xs > 0) & (xs < room)
+    return x, np.where(inside, (up - down) / (safe + step - low) / rate**2, 0.0)
+
+
 class _Dual:
     """g(μ), x(μ) and the Hessian's pieces for one problem's sources and rows.
 
@@ -166,19 +193,9 @@ class _Dual:
         x[lin] = np.where(a.rate[lin] > c[lin], a.room[lin], 0.0)
         with np.errstate(all="ignore"):
             for entry, idx in self.groups:
-                rate, held, k, shape, room = a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx]
-                y = c[idx] / rate
-                priced = y > 0
-                e = np.where(priced, entry.inverse_derivative(np.where(priced, y, 1.0), k, shape), np.inf)
-                xs = e / rate - held
-                x[idx] = np.clip(xs, 0.0, room)
-                if slopes:
-                    step = INVERSE_STEP * np.abs(y)
-                    low = np.maximum(y - step, 0.5 * y)
-                    up = entry.inverse_derivative(np.where(priced, y + step, 1.0), k, shape)
-                    down = entry.inverse_derivative(np.where(priced, low, 1.0), k, shape)
-                    inside = priced & (xs > 0) & (xs < room)
-                    slope[idx] = np.where(inside, (up - down) / (y + step - low) / rate**2, 0.0)
+                x[idx], slope[idx] = box_hours(
+                    entry, c[idx], a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx], slopes=slopes
+                )
         return x, slope
 
     def marginal_at_held(self) -> np.ndarray:
@@ -280,10 +297,12 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         if not np.all(np.isfinite(direction)):
             break
         t = 1.0
+        resolution = STALL_RESOLUTION * max(1.0, abs(g))
         for _half in range(MAX_HALVINGS):
             trial = np.maximum(mu - t * direction, 0.0)
+            asked = ARMIJO * float(grad @ (mu - trial))
             g_new, x_new, slope_new = d.g(trial)
-            if g_new <= g - ARMIJO * float(grad @ (mu - trial)) and math.isfinite(g_new):
+            if math.isfinite(g_new) and (g_new <= g - asked or (0 <= asked <= resolution and g_new <= g + resolution)):
                 break
             t *= 0.5
         else:

@@ -36,7 +36,7 @@ from ..errors import Reason, SolveError, invalid
 from ..ledger import SOURCE_COLUMNS, Cluster, transport
 from ..pipeline import bill
 from ..spec import did_you_mean
-from .problem import CAPACITIES, Problem
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem
 
 #: The formats a source may be kept in.
 FORMATS = ("recorded", "model_side", "decoded")
@@ -133,7 +133,7 @@ def _check_held_fits(capacity: dict[str, np.ndarray], held: dict[str, np.ndarray
     cores count, even with all that may be rented."""
     for name, (_column, unit) in CAPACITIES.items():
         room = capacity[name] + rents.get(name, (0.0, 0.0))[0] - held[name]
-        if np.all(room < -1e-12 * np.maximum(1.0, np.abs(capacity[name]))):
+        if np.all(room < -HELD_FIT_MARGIN * np.maximum(1.0, np.abs(capacity[name]))):
             c = int(np.argmax(room))
             raise SolveError(
                 f"infeasible: the hours already held need {held[name][c]:,.1f} {unit} of {name} (as recorded, at "

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import Reason, SolveError, invalid
 from ..ledger.periods import PERIOD_CAPACITIES, Periods
-from .problem import CAPACITIES, Problem
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem
 from .scenarios import ScenarioProblem
 from .value import shelf_life_factor
 
@@ -228,7 +228,7 @@ def period_problem(problem: Problem, periods: Periods, *, carry: bool = True) ->
             limit = np.where(np.isnan(given), limit, given)
         capacity[name] = limit
         used = float(problem.usage(name) @ problem.held)
-        over = np.flatnonzero(used > limit * (1 + 1e-12))
+        over = np.flatnonzero(used > limit * (1 + HELD_FIT_MARGIN))
         if len(over):
             t = int(over[0])
             unit = CAPACITIES[name][1]

@@ -22,12 +22,26 @@ from .value import value as value_at
 #: Absolute gap that counts as closed whatever the relative one [own-hour equivalents]: ten
 #: times HiGHS's primal feasibility tolerance (1e-7), below which the LP cannot tell plans apart.
 VALUE_ABS_TOLERANCE = 1e-6
+#: Least abs(bound) a relative gap is taken against, so that a plan worth 0 has a finite gap
+#: [own-hour equivalents].
+GAP_FLOOR = 1e-12
 #: Share of the budget left unspent above which a plan with λ = 0 says the budget is more
 #: than anything can use [1].
 UNSPENT_SHARE = 1e-6
 #: Relative slack under which a capacity or mix row counts as binding, and the share of its
 #: room within which a source counts as at zero or at its cap [1].
 BINDING_TOLERANCE = 1e-7
+
+
+def relative_gap(upper: float, value: float) -> float:
+    """The gap between a bound ``upper`` and a plan's true ``value``, relative to the bound [1]."""
+    return (upper - value) / max(abs(upper), GAP_FLOOR)
+
+
+def closes(upper: float, value: float, tolerance: float) -> bool:
+    """True where the bound and the value agree within ``tolerance`` (relative) or within
+    :data:`VALUE_ABS_TOLERANCE` (absolute, the solver's noise)."""
+    return relative_gap(upper, value) <= tolerance or upper - value <= VALUE_ABS_TOLERANCE
 
 
 class Status(StrEnum):

@@ -46,6 +46,9 @@ MAX_NEWTON_STEPS = 60
 MAX_ACTIVE_SET_CHANGES = 25
 #: A row counts as binding in the certified plan where its dual exceeds this [value per unit].
 DUAL_ZERO = 1e-12
+#: Relative margin by which a source's marginal value must pass its price before the exact
+#: step lets it leave the bound it sits at [1].
+RELEASE_MARGIN = 1e-12
 #: The polished plan's rows may exceed their right-hand side by this share of their scale [1]:
 #: float noise, far below HiGHS's own feasibility tolerance (1e-7).
 FEASIBILITY = 1e-9
@@ -157,7 +160,8 @@ def exact_hours(
         if over.any():
             binding |= over
             changed = True
-        release = ((state == 1) & (slope > c * (1 + 1e-12))) | ((state == 2) & (slope < c * (1 - 1e-12)))
+        margin = RELEASE_MARGIN
+        release = ((state == 1) & (slope > c * (1 + margin))) | ((state == 2) & (slope < c * (1 - margin)))
         if release.any() and not changed:
             state = np.where(release, 3, state)
             changed = True

@@ -48,6 +48,9 @@ ALL_IN = "all-in cost"
 #: Hours of a source below which it counts as not bought (no fee, position "zero") [h]:
 #: ten times HiGHS's primal feasibility tolerance.
 BOUGHT_HOURS = 1e-6
+#: Share of a capacity by which the hours already held may exceed it (the float rounding of
+#: their sum) before they are said not to fit [1].
+HELD_FIT_MARGIN = 1e-12
 
 #: The capacities of the program: name → (column of the transport table, unit).
 CAPACITIES = {

@@ -20,7 +20,7 @@ from .dual import CouplingRows, coupling_rows, eligible, solve_dual
 from .expected import qualifies, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
 from .periods import PeriodProblem
-from .plan import VALUE_ABS_TOLERANCE
+from .plan import VALUE_ABS_TOLERANCE, closes, relative_gap
 from .polish import FEASIBILITY, Polished, polish_from
 from .scenarios import ScenarioProblem
 from .state import Refined, Solving
@@ -71,8 +71,8 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         true_value = built.true_objective(v)
         bound = res.bound
         upper = max(float(bound), true_value)
-        gap = (upper - true_value) / max(abs(upper), 1e-12)
-        if gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE:
+        gap = relative_gap(upper, true_value)
+        if closes(upper, true_value, tolerance):
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
         if not _progress(program, w, res.z, v, upper, float(bound) - res.objective):
             if rel_gap > TOLERANCE_FLOOR:
@@ -132,8 +132,8 @@ def _certified(
     start = None if program.highs.has_basis() else start_from(program.highs, exact.x, mu)
     res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD, start=start)
     upper = max(float(res.bound), exact.value)
-    gap = (upper - exact.value) / max(abs(upper), 1e-12)
-    if not (gap <= tolerance or upper - exact.value <= VALUE_ABS_TOLERANCE):
+    gap = relative_gap(upper, exact.value)
+    if not closes(upper, exact.value, tolerance):
         return None
     return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, rounds, res, mu=mu)
 
@@ -163,8 +163,8 @@ def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Ref
     _e, v = c.value_of(w)
     true_value = built.true_objective(v)
     upper = max(float(res.bound), true_value)
-    gap = (upper - true_value) / max(abs(upper), 1e-12)
-    if not (gap <= tolerance or upper - true_value <= VALUE_ABS_TOLERANCE):
+    gap = relative_gap(upper, true_value)
+    if not closes(upper, true_value, tolerance):
         return None
     return Refined(program.budget, x, w, true_value, upper, gap, 1, res)
 

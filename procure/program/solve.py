@@ -38,24 +38,19 @@ from pyomo.common.gc_manager import PauseGC
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
 from .diagnose import diagnose
-from .dual import coupling_rows
-from .forms import DEFAULT_HILL_POINTS, add_cuts
+from .forms import DEFAULT_HILL_POINTS
 from .highs import SIMPLEX, HighsModel, Solution
-from .infra_plan import option_spend, read_infra_plan
 from .infrastructure import Infrastructure
 from .model import BuiltModel, Formulation, build
-from .period_plan import budget_dual, period_rows, read_period_plan, single_period_plan
 from .periods import PeriodProblem, single_period
-from .plan import Plan, read_plan
-from .polish import polish
-from .problem import CAPACITIES, Mode, Problem, check_budget
+from .plan import Plan
+from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
+from .problem import Mode, Problem, check_budget
+from .readout import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
 from .refine import refine
 from .scenarios import ScenarioProblem, one_scenario
 from .state import Refined, Solved
 from .target import solve_target
-
-#: A dual smaller than this in magnitude is read as 0 [value per unit].
-DUAL_ZERO = 1e-12
 
 
 class Program:
@@ -310,102 +305,36 @@ class Program:
             return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
 
     def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
-        """A refined solve with its hours made exact where the optimality conditions can be
-        solved (:mod:`procure.program.polish`), and its λ and shadow prices.
-
-        Without integer terms the model then gets tangent cuts at the exact hours and is solved
-        once more, so its bound (the plan's ``value_upper_bound``, what solving :attr:`model`
-        gives) closes on the exact value; with integer terms the bound stays the last solve's.
-        """
-        if r.mu is not None:  # exact already (the dual-guided solve)
-            names = coupling_rows(self.problem, self.budget, self.built.capacity_names).names
-            shadow = dict.fromkeys(CAPACITIES, 0.0) | {
-                k: (float(v) if v > DUAL_ZERO else 0.0) for k, v in zip(names[1:], r.mu[1:], strict=True)
-            }
-            return r, float(r.mu[0]), shadow
-        lam, shadow = self.duals(r.results)
-        polished = polish(self, r)
-        if polished is None:
-            return r, lam, shadow
-        built = self.built
-        upper = r.upper
-        if not built.has_integers:
-            a = built.arrays
-            curves = np.flatnonzero(a.concave & (a.rate > 0))
-            if add_cuts(built, curves, a.rate[curves] * (a.held[curves] + polished.x[curves])):
-                self.highs.sync_cuts()
-                upper = self.solve_once(deadline, rel_gap=self.tolerance).bound
-            upper = min(upper, polished.bound)
-        upper = max(upper, polished.value)
-        gap = (upper - polished.value) / max(abs(upper), 1e-12)
-        shadow = dict.fromkeys(CAPACITIES, 0.0) | {k: (v if v > DUAL_ZERO else 0.0) for k, v in polished.shadow.items()}
-        exact = replace(r, x=polished.x, w=polished.x, value=polished.value, upper=upper, gap=gap)
-        return exact, polished.lam, shadow
+        """A refined solve with its hours made exact, and its λ and shadow prices (see
+        :func:`procure.program.readout.exact_solve`)."""
+        return exact_solve(self, r, deadline)
 
     def read(
         self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
         money_lower_bound: float, t0: float,
     ) -> Plan:  # fmt: skip
-        """The plan of a refined solve (and record it as :attr:`last`)."""
+        """The plan of a refined solve (and record it as :attr:`last`; see
+        :func:`procure.program.readout.plan_of`)."""
         self.last = Solved(hours=r.x, curve_hours=r.w, refined=r)
-        plan = read_plan(
-            self.problem,
-            x=r.x,
-            room=self.built.room,
-            value=r.value,
-            value_upper_bound=r.upper,
-            gap=gap,
-            tolerance=self.tolerance,
-            lambda_=lam,
-            shadow_prices=shadow,
-            rounds=rounds,
-            cuts=self.built.cut_count,
-            build_seconds=self.build_seconds,
-            solve_seconds=time.perf_counter() - t0,
-            money_lower_bound=money_lower_bound,
-        )
-        if isinstance(self.formulation, Infrastructure):
-            h, res = self.highs, r.results
-            return read_infra_plan(self.formulation, plan, h.values(res, "q"), h.values(res, "rented"),
-                                   h.values(res, "core"))  # fmt: skip
-        if self.single is not None:
-            return single_period_plan(replace(self.single, base=replace(self.single.base, budget=r.budget)), plan)
-        if isinstance(self.formulation, PeriodProblem):
-            pp = replace(self.formulation, base=replace(self.problem, budget=r.budget))
-            return read_period_plan(pp, plan, self.highs.purchases(r.results), self.highs.row_duals(r.results),
-                                    self.period_rows())  # fmt: skip
-        return plan
+        return plan_of(self, r, lam, shadow, rounds=rounds, gap=gap, money_lower_bound=money_lower_bound,
+                       t0=t0, single=self.single, build_seconds=self.build_seconds)  # fmt: skip
 
     def money(self, r: Refined) -> float:
-        """The money a budget-mode solve uses [$]: what its plan spends; over periods, the
-        budget that must arrive (split by the periods' shares)."""
-        f = self.formulation
-        if isinstance(f, Infrastructure):
-            fee = self.problem.column("fixed_fee_usd") @ self.problem.bought(r.x)
-            return option_spend(f, self.highs.values(r.results, "q"), self.highs.values(r.results, "rented"), fee)
-        return r.budget if isinstance(f, PeriodProblem) else self.problem.spend(r.x)
+        """The money a budget-mode solve uses [$] (see :func:`procure.program.readout.money_of`)."""
+        return money_of(self, r)
 
     def money_dual(self, r: Refined) -> float:
         """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
-        if isinstance(self.formulation, PeriodProblem):
-            return budget_dual(self.formulation, self.highs.row_duals(r.results), self.period_rows())
-        return self.highs.duals(r.results)[0]
+        return money_dual_of(self, r)
 
     def period_rows(self) -> dict[str, list[int]]:
         """Over periods, the matrix row of each money, capacity and mix row per period (see
         :func:`procure.program.period_plan.period_rows`)."""
-        return period_rows(self.built.model, self.highs.row_of, list(self.problem.max_share))
-
-    # ------------------------------------------------------------------ duals
+        return period_rows_of(self)
 
     def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
-        lam, capacity, mix = self.highs.duals(res)
-        shadow = dict.fromkeys(CAPACITIES, 0.0)
-        names = [str(r) for r in self.built.capacity_names] + [f"max_share:{k}" for k in self.problem.max_share]
-        for name, d in zip(names, capacity + mix, strict=True):
-            shadow[name] = d if d > DUAL_ZERO else 0.0
-        return float(lam), shadow
+        return duals_of(self, res)
 
 
 def solve_problem(

@@ -32,12 +32,13 @@ from .bounds import CurveArrays, source_arrays
 from .dual import (
     ARMIJO,
     DUAL_TOLERANCE,
-    INVERSE_STEP,
     MAX_DUAL_STEPS,
     MAX_HALVINGS,
     NEWTON_RIDGE,
+    STALL_RESOLUTION,
     START_BRACKET,
     START_STEPS,
+    box_hours,
     capacity_rows_of,
     coupling_rows,
     eligible,
@@ -92,23 +93,11 @@ class BatchDual:
         lin = self.linear
         if len(lin):
             x[:, lin] = np.where((rate_all[:, lin] > c[:, lin]) & (rate_all[:, lin] > 0), self.room[lin], 0.0)
+        k_all = self.k[sel]
         with np.errstate(all="ignore"):
             for entry, idx in self.groups:
-                rate, k = rate_all[:, idx], self.k[sel][:, idx]
-                held, shape, room = self.held[idx], self.shape[idx], self.room[idx]
-                y = c[:, idx] / rate
-                priced = (y > 0) & (rate > 0)
-                safe = np.where(priced, y, 1.0)
-                e = np.where(priced, entry.inverse_derivative(safe, k, shape), np.inf)
-                xs = np.where(rate > 0, e / rate - held, 0.0)
-                x[:, idx] = np.clip(xs, 0.0, room)
-                if slopes:
-                    step = INVERSE_STEP * np.abs(safe)
-                    low = np.maximum(safe - step, 0.5 * safe)
-                    up = entry.inverse_derivative(safe + step, k, shape)
-                    down = entry.inverse_derivative(low, k, shape)
-                    inside = priced & (xs > 0) & (xs < room)
-                    slope[:, idx] = np.where(inside, (up - down) / (safe + step - low) / rate**2, 0.0)
+                x[:, idx], slope[:, idx] = box_hours(entry, c[:, idx], rate_all[:, idx], self.held[idx], k_all[:, idx],
+                                                     self.shape[idx], self.room[idx], slopes=slopes)  # fmt: skip
         return x, slope
 
     def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
@@ -215,7 +204,10 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             trial = np.maximum(mu_s[rows] - t[rows, None] * direction[rows], 0.0)
             g_new, x_new, slope_new = d.g(trial, sel[rows])
             decrease = ARMIJO * np.sum(grad[rows] * (mu_s[rows] - trial), axis=1)
-            ok = np.isfinite(g_new) & (g_new <= g[sel[rows]] - decrease)
+            g_old = g[sel[rows]]
+            resolution = STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
+            flat = (decrease >= 0) & (decrease <= resolution) & (g_new <= g_old + resolution)
+            ok = np.isfinite(g_new) & ((g_new <= g_old - decrease) | flat)
             moved = ok & ~np.all(trial == mu_s[rows], axis=1)
             taken = sel[rows[moved]]
             mu[taken], g[taken], x[taken], slope[taken] = trial[moved], g_new[moved], x_new[moved], slope_new[moved]

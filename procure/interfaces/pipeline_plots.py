@@ -1,0 +1,212 @@
+"""The figures of a format's pipeline and of its transport bill: the simulated queue over a
+window (:func:`timeline`), each source's bill of one recorded hour (:func:`bill_split`), the
+stages' rates (:func:`stage_rates`), one hour's bill as a bar (:func:`bill_terms`) and the
+accelerator's busy fraction against the cores decoding for it (:func:`busy_vs_cores`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..pipeline import formulas
+from .canvas import _subplots, label, quiet_glyphs
+
+if TYPE_CHECKING:
+    from ..pipeline.queue import SimulationResult
+
+#: Frames the timeline shows after the warm-up [frames].
+TIMELINE_FRAMES = 200
+#: Decoders drawn one lane each; more are summarised [decoders].
+TIMELINE_LANES = 24
+
+
+@quiet_glyphs
+def timeline(result: SimulationResult, busy_formula: float | None = None, frames: int = TIMELINE_FRAMES) -> Figure:
+    """The simulated pipeline over a window: decoders at work, the buffer, the accelerator.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run of :func:`procure.pipeline.queue.simulate_queue`.
+    busy_formula : float, optional
+        The closed form's busy fraction, shown beside the simulated one.
+    frames : int, default 200
+        Frames after the warm-up the window covers.
+    """
+    tl = result.timeline
+    order = np.argsort(tl["train_start_s"].to_numpy(), kind="stable")
+    first = result.warmup_frames
+    window = order[first : first + frames]
+    t0 = float(tl["train_start_s"].to_numpy()[window].min())
+    t1 = float(tl["train_end_s"].to_numpy()[window].max())
+    ms = 1e3
+
+    decoders = sorted(d for d in tl["decoder"].unique() if d >= 0)
+    lanes = decoders[:TIMELINE_LANES]
+    fig, axes = _subplots(
+        3,
+        1,
+        figsize=(11, 2.0 + 0.18 * max(len(lanes), 4) + 3.2),
+        sharex=True,
+        gridspec_kw={"height_ratios": [max(len(lanes), 4) * 0.18 + 0.6, 1.4, 0.7]},
+    )
+    ax_dec, ax_buf, ax_acc = axes
+    sel = tl[(tl["decode_end_s"] >= t0) & (tl["decode_start_s"] <= t1) & tl["decoder"].isin(lanes)]
+    colours = {"core": "tab:blue", "nvdec": "tab:green"}
+    for kind, part in sel.groupby("decoder_kind"):
+        for lane, rows in part.groupby("decoder"):
+            bars = [
+                ((s - t0) * ms, (e - s) * ms) for s, e in zip(rows["decode_start_s"], rows["decode_end_s"], strict=True)
+            ]
+            ax_dec.broken_barh(
+                bars,
+                (lanes.index(lane) - 0.4, 0.8),
+                facecolor=colours.get(str(kind), "grey"),
+                edgecolor="white",
+                linewidth=0.3,
+            )
+    ax_dec.set_yticks(range(len(lanes)), [f"{tl.loc[tl['decoder'] == d, 'decoder_kind'].iloc[0]} {d}" for d in lanes])
+    ax_dec.invert_yaxis()
+    more = len(decoders) - len(lanes)
+    ax_dec.set_title(
+        "decoders at work" + (f" (first {len(lanes)} of {len(decoders)}; {more} more not drawn)" if more else "")
+        if decoders
+        else "no decoders: frames are stored decoded or rendered",
+        loc="left",
+        fontsize=10,
+    )
+
+    level = result.buffer_level()
+    inside = level[(level["time_s"] >= t0) & (level["time_s"] <= t1)]
+    before = level[level["time_s"] < t0]
+    start_level = float(before["frames"].iloc[-1]) if len(before) else 0.0
+    xs = np.concatenate([[0.0], (inside["time_s"].to_numpy() - t0) * ms, [(t1 - t0) * ms]])
+    ys = np.concatenate(
+        [[start_level], inside["frames"].to_numpy(), [inside["frames"].iloc[-1] if len(inside) else start_level]]
+    )
+    ax_buf.step(xs, ys, where="post", color="tab:orange")
+    ax_buf.axhline(result.buffer, color="grey", linestyle=":", linewidth=1)
+    ax_buf.text(0, result.buffer, f" buffer holds {result.buffer}", va="bottom", fontsize=8, color="grey")
+    ax_buf.set_ylim(0, result.buffer * 1.15)
+    ax_buf.set_ylabel("frames")
+    ax_buf.set_title(
+        f"frames in the buffer (mean {result.mean_buffer:.1f} over the whole run)", loc="left", fontsize=10
+    )
+
+    acc = tl.iloc[window]
+    bars = [((s - t0) * ms, (e - s) * ms) for s, e in zip(acc["train_start_s"], acc["train_end_s"], strict=True)]
+    ax_acc.broken_barh(bars, (0, 1), facecolor="tab:red", edgecolor="white", linewidth=0.3)
+    ax_acc.set_yticks([])
+    shown = f"busy {100 * result.busy:.1f} % simulated"
+    if busy_formula is not None:
+        shown += f", {100 * busy_formula:.1f} % by the closed form"
+    ax_acc.set_title(
+        f"accelerator training (gaps: waiting for frames) — {shown}; binds: {result.stage}", loc="left", fontsize=10
+    )
+    ax_acc.set_xlabel(f"time since frame {first} was taken [ms]")
+    fig.tight_layout()
+    return fig
+
+
+BILL_COLOURS = {"bytes": "tab:blue", "cores": "tab:green", "idle accelerator": "tab:red"}
+
+
+@quiet_glyphs
+def bill_split(table: pd.DataFrame) -> Figure:
+    """The bill of one recorded hour per source, stacked: bytes, cores, idle accelerator.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`procure.ledger.transport` (``source``, ``bytes_usd``, ``cores_usd``,
+        ``idle_usd``, ``bill_usd``, ``share``).
+    """
+    fig, ax = _subplots(figsize=(8, 4.2))
+    names = [label(name) for name in table["source"]]
+    bottom = np.zeros(len(table))
+    for term, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
+        vals = table[col].to_numpy(float)
+        ax.bar(names, vals, bottom=bottom, color=BILL_COLOURS[term], label=term, width=0.6)
+        bottom += vals
+    for i, (total, share) in enumerate(zip(table["bill_usd"], table["share"], strict=True)):
+        note = f"${total:,.2f}" + (f"\n{100 * share:.1f} % of price" if share == share and share > 0 else "")
+        ax.annotate(note, (i, total), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("$ per recorded hour")
+    ax.set_ylim(0, max(bottom.max(), 1e-9) * 1.25)
+    ax.set_title("Transport bill of one recorded hour, by source", loc="left")
+    ax.legend(loc="upper right", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+@quiet_glyphs
+def stage_rates(row: pd.Series) -> Figure:
+    """The rates of the accelerator's demand, the read and the decode stage [frames/s], the
+    binding stage marked: the slowest of read and decode, or the accelerator when both keep up."""
+    names = ["accelerator", "read", "decode"]
+    rates = [float(row["demand_fps"]), float(row["read_fps"]), float(row["decode_fps"])]
+    binding = str(row["stage"])
+    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
+    colors = ["tab:red" if n == binding else "tab:grey" for n in names]
+    bars = ax.barh(names, rates, color=colors)
+    for bar, rate, n in zip(bars, rates, names, strict=True):
+        ax.annotate(f"{rate:,.0f}" + (" ← binds" if n == binding else ""), (bar.get_width(), bar.get_y() + 0.4),
+                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("frames/s (log scale)")
+    ax.invert_yaxis()
+    ax.set_xlim(right=max(rates) * 8)
+    ax.set_title(f"busy {100 * float(row['busy']):.1f} %", loc="left", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+@quiet_glyphs
+def bill_terms(row: pd.Series) -> Figure:
+    """The transport bill of one recorded hour as one stacked bar: bytes, cores, idle [$]."""
+    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
+    left = 0.0
+    for name, key, color in (("bytes", "bytes_usd", "tab:blue"), ("cores", "cores_usd", "tab:orange"),
+                             ("idle accelerator", "idle_usd", "tab:red")):  # fmt: skip
+        v = float(row[key])
+        ax.barh([0], [v], left=left, color=color, label=f"{name} ${v:,.2f}")
+        left += v
+    ax.set_yticks([])
+    ax.set_xlabel("$ per recorded hour")
+    ax.set_title(f"bill ${float(row['bill_usd']):,.2f}, {100 * float(row['share']):.1f} % of the price",
+                 loc="left", fontsize=10)  # fmt: skip
+    ax.set_ylim(-0.5, 1.6)
+    ax.legend(loc="upper left", ncol=1, fontsize=8, frameon=False)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    return fig
+
+
+@quiet_glyphs
+def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
+    """The accelerator's busy fraction against the cores decoding for it, for one format."""
+    need = float(row["cores_needed"])
+    top = most or max(2.0 * need, 2.0 * float(row["cores"]), 4.0)
+    cores = np.linspace(0, top, 400)
+    engine = formulas.decoder_fps(row["width"], row["height"], row["nvdec_fps_1080p"])
+    decode = formulas.decode_supply_fps(cores, row["core_fps"], row["nvdec_engines"], engine, row["g"], row["stored"])
+    busy = formulas.busy(np.minimum(decode, row["read_fps"]), row["demand_fps"])
+    fig, ax = _subplots(figsize=(7, 4))
+    ax.plot(cores, 100 * np.asarray(busy), color="tab:blue")
+    ax.plot([row["cores"]], [100 * row["busy"]], "o", color="tab:red")
+    ax.annotate(f"{row['cores']:g} cores: {100 * row['busy']:.1f} %", (row["cores"], 100 * row["busy"]),
+                xytext=(6, -12), textcoords="offset points", fontsize=8)  # fmt: skip
+    if need > 0:
+        ax.axvline(need, color="grey", linestyle=":", linewidth=1)
+        ax.annotate(f"needed: {need:.1f}", (need, 5), xytext=(4, 0), textcoords="offset points", fontsize=8)
+    ax.set_xlabel("CPU cores decoding per accelerator")
+    ax.set_ylabel("accelerator busy [%]")
+    ax.set_ylim(0, 105)
+    ax.set_title(f"{label(row['source'])}: busy against cores", loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    return fig
