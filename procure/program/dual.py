@@ -44,8 +44,9 @@ MAX_DUAL_STEPS = 100
 MAX_HALVINGS = 60
 #: Armijo's sufficient-decrease share of the line search [1].
 ARMIJO = 1e-4
-#: g's float resolution, as a share of max(1, abs(g)) [1]: a step whose asked decrease is below
-#: it is taken where g does not rise by more than it (g cannot show a decrease there).
+#: g's float resolution, as a share of max(1, abs(g)) [1]: where the decrease Armijo asks of
+#: the full Newton step is below it (at the optimum, to float precision), a step is taken where
+#: g does not rise by more than it (g cannot show a decrease there).
 STALL_RESOLUTION = 1e-15
 #: The bracket of ln λ that the start bisects, around ln of the best source's value per dollar
 #: at the hours held: from e^−60 of it to e^1 of it [1].
@@ -298,11 +299,13 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             break
         t = 1.0
         resolution = STALL_RESOLUTION * max(1.0, abs(g))
+        # at g's float resolution: the full step itself asks a decrease g cannot show
+        flat = 0 <= ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))) <= resolution
         for _half in range(MAX_HALVINGS):
             trial = np.maximum(mu - t * direction, 0.0)
             asked = ARMIJO * float(grad @ (mu - trial))
             g_new, x_new, slope_new = d.g(trial)
-            if math.isfinite(g_new) and (g_new <= g - asked or (0 <= asked <= resolution and g_new <= g + resolution)):
+            if math.isfinite(g_new) and (g_new <= g - asked or (flat and g_new <= g + resolution)):
                 break
             t *= 0.5
         else:

@@ -197,6 +197,9 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sel, mu_s, grad, direction = sel[ok_rows], mu_s[ok_rows], grad[ok_rows], direction[ok_rows]
         t = np.ones(len(sel))
         pending = np.ones(len(sel), dtype=bool)
+        # at g's float resolution: the full step itself asks a decrease g cannot show
+        full = ARMIJO * np.sum(grad * (mu_s - np.maximum(mu_s - direction, 0.0)), axis=1)
+        at_resolution = (full >= 0) & (full <= STALL_RESOLUTION * np.maximum(1.0, np.abs(g[sel])))
         for _half in range(MAX_HALVINGS):
             rows = np.flatnonzero(pending)
             if not len(rows):
@@ -206,7 +209,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             decrease = ARMIJO * np.sum(grad[rows] * (mu_s[rows] - trial), axis=1)
             g_old = g[sel[rows]]
             resolution = STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
-            flat = (decrease >= 0) & (decrease <= resolution) & (g_new <= g_old + resolution)
+            flat = at_resolution[rows] & (g_new <= g_old + resolution)
             ok = np.isfinite(g_new) & ((g_new <= g_old - decrease) | flat)
             moved = ok & ~np.all(trial == mu_s[rows], axis=1)
             taken = sel[rows[moved]]
