@@ -26,7 +26,7 @@ from .spec_columns import Checked as Checked
 from .spec_columns import check_series as check_series
 from .spec_range import KINDS as KINDS
 from .spec_range import NON_EMPTY_TEXT as NON_EMPTY_TEXT
-from .spec_range import Range, _as_float, bad_message, blank_message
+from .spec_range import Range, as_float, bad_message, blank_message
 
 #: Least similarity of a known name to an unknown one for a "did you mean" [1].
 CLOSE_NAME = 0.6
@@ -106,7 +106,7 @@ def check_cell(
         if spec.kind == "choice" and text not in spec.choices:
             raise error(bad_message(spec, name, text, where))
         return text
-    number = _as_float(text)
+    number = as_float(text)
     if not spec.contains(number):
         raise error(bad_message(spec, name, text, where))
     return number

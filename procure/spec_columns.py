@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .spec_range import Range, _as_float, bad_message, blank_message
+from .spec_range import Range, as_float, bad_message, blank_message
 
 
 @dataclass(frozen=True)
@@ -74,13 +74,13 @@ def _parse_numbers(text: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     try:
         numbers[given] = text[given].astype(float)  # float() of each cell, in C
     except (TypeError, ValueError, OverflowError):
-        numbers[given] = [_as_float(t) for t in text[given]]
+        numbers[given] = [as_float(t) for t in text[given]]
     odd = given[np.isnan(numbers[given])]  # not numbers, "nan", whitespace or missing values
     text = _with_blanks(text, odd)
     for i in odd.tolist():
         stripped = str(text[i]).strip()
         blank[i] = not stripped
-        numbers[i] = _as_float(stripped) if stripped else math.nan
+        numbers[i] = as_float(stripped) if stripped else math.nan
     return numbers, blank, text
 
 

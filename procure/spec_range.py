@@ -170,7 +170,7 @@ def bad_message(spec: Range, field: str, value: object, where: str = "") -> str:
     return str(invalid(field, value, spec.rule(), where))
 
 
-def _as_float(text: object) -> float:
+def as_float(text: object) -> float:
     """``float(text)``, NaN where it is not a number."""
     try:
         return float(text)  # type: ignore[arg-type]

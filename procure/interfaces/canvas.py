@@ -22,7 +22,7 @@ from ..output import check_plot_path, write_atomic
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _subplots(
+def subplots(
     *args: Any, figsize: tuple[float, float], layout: Literal["constrained"] | None = None, **kwargs: Any
 ) -> tuple[Figure, Any]:
     """A new figure of its own (no pyplot) and its axes, as ``pyplot.subplots`` would make them."""

@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..pipeline import formulas
-from .canvas import _subplots, label, quiet_glyphs
+from .canvas import label, quiet_glyphs, subplots
 
 if TYPE_CHECKING:
     from ..pipeline.queue import SimulationResult
@@ -47,7 +47,7 @@ def timeline(result: SimulationResult, busy_formula: float | None = None, frames
 
     decoders = sorted(d for d in tl["decoder"].unique() if d >= 0)
     lanes = decoders[:TIMELINE_LANES]
-    fig, axes = _subplots(
+    fig, axes = subplots(
         3,
         1,
         figsize=(11, 2.0 + 0.18 * max(len(lanes), 4) + 3.2),
@@ -125,7 +125,7 @@ def bill_split(table: pd.DataFrame) -> Figure:
         Rows of :func:`procure.ledger.transport` (``source``, ``bytes_usd``, ``cores_usd``,
         ``idle_usd``, ``bill_usd``, ``share``).
     """
-    fig, ax = _subplots(figsize=(8, 4.2))
+    fig, ax = subplots(figsize=(8, 4.2))
     names = [label(name) for name in table["source"]]
     bottom = np.zeros(len(table))
     for term, col in (("bytes", "bytes_usd"), ("cores", "cores_usd"), ("idle accelerator", "idle_usd")):
@@ -151,7 +151,7 @@ def stage_rates(row: pd.Series) -> Figure:
     names = ["accelerator", "read", "decode"]
     rates = [float(row["demand_fps"]), float(row["read_fps"]), float(row["decode_fps"])]
     binding = str(row["stage"])
-    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
+    fig, ax = subplots(figsize=(4.2, 2.8), layout="constrained")
     colors = ["tab:red" if n == binding else "tab:grey" for n in names]
     bars = ax.barh(names, rates, color=colors)
     for bar, rate, n in zip(bars, rates, names, strict=True):
@@ -169,7 +169,7 @@ def stage_rates(row: pd.Series) -> Figure:
 @quiet_glyphs
 def bill_terms(row: pd.Series) -> Figure:
     """The transport bill of one recorded hour as one stacked bar: bytes, cores, idle [$]."""
-    fig, ax = _subplots(figsize=(4.2, 2.8), layout="constrained")
+    fig, ax = subplots(figsize=(4.2, 2.8), layout="constrained")
     left = 0.0
     for name, key, color in (("bytes", "bytes_usd", "tab:blue"), ("cores", "cores_usd", "tab:orange"),
                              ("idle accelerator", "idle_usd", "tab:red")):  # fmt: skip
@@ -195,7 +195,7 @@ def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     engine = formulas.decoder_fps(row["width"], row["height"], row["nvdec_fps_1080p"])
     decode = formulas.decode_supply_fps(cores, row["core_fps"], row["nvdec_engines"], engine, row["g"], row["stored"])
     busy = formulas.busy(np.minimum(decode, row["read_fps"]), row["demand_fps"])
-    fig, ax = _subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     ax.plot(cores, 100 * np.asarray(busy), color="tab:blue")
     ax.plot([row["cores"]], [100 * row["busy"]], "o", color="tab:red")
     ax.annotate(f"{row['cores']:g} cores: {100 * row['busy']:.1f} %", (row["cores"], 100 * row["busy"]),

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from ..defaults import RANGING_LIMITS
 from ..program import value
 from .canvas import F as F
-from .canvas import _subplots, label, quiet_glyphs
+from .canvas import label, quiet_glyphs, subplots
 from .canvas import save as save
 from .canvas import write_figure as write_figure
 from .pipeline_plots import BILL_COLOURS
@@ -49,7 +49,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
     n = problem.n
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = _subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
+    fig, axes = subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
     cost = problem.cost
     for i, ax in enumerate(axes.ravel()):
         if i >= n:
@@ -85,7 +85,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
 def scenario_values(plan: ScenarioPlan) -> Figure:
     """The distribution of the plan's value over the scenarios beside the mean-scenario plan's:
     cumulative probability against value, with each plan's expected value and CVaR marked."""
-    fig, ax = _subplots(figsize=(8, 4.5))
+    fig, ax = subplots(figsize=(8, 4.5))
     a = plan.risk_alpha
     series = [("the plan", plan.scenario_values, "tab:blue")]
     if plan.mean_plan_values is not None:
@@ -115,7 +115,7 @@ def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = No
     """Hours bought of each source against the varied input (log scale), and the plan's value;
     ``span`` (byte-price multipliers over which the plan keeps its shape) shaded."""
     parameter = str(frame["parameter"].iloc[0])
-    fig, (ax, ax2) = _subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    fig, (ax, ax2) = subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     for source, part in frame.groupby("source", sort=False):
         ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=label(source))
         ax.annotate(label(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
@@ -159,7 +159,7 @@ def schedule(plan: Plan) -> Figure:
     table = hours_by_period(plan.schedule).T.loc[list(plan.periods["period"])]
     order = table.sum(axis=0).sort_values(ascending=False).index
     named = [c for c in order[:SCHEDULE_SOURCES] if table[c].sum() > 0]
-    fig, (top, low) = _subplots(2, 1, figsize=(9.5, 6.4), sharex=True, layout="constrained")
+    fig, (top, low) = subplots(2, 1, figsize=(9.5, 6.4), sharex=True, layout="constrained")
     bottom = np.zeros(len(periods))
     for name in named:
         vals = table[name].to_numpy(float)

@@ -142,6 +142,19 @@ class Dual:
     evaluations: int
 
 
+def at_resolution(asked: np.ndarray | float, g: np.ndarray | float) -> np.ndarray:
+    """True where the decrease ``asked`` of a full Newton step (Armijo's share of it) is ≥ 0 and
+    within g's float resolution (:data:`STALL_RESOLUTION` of max(1, abs(g))): the dual is at its
+    optimum to float precision, and a step there is judged by g not rising beyond that
+    resolution (:func:`within_resolution`) [own-hour equivalents]."""
+    return (np.asarray(asked) >= 0) & (np.asarray(asked) <= STALL_RESOLUTION * np.maximum(1.0, np.abs(g)))
+
+
+def within_resolution(g_new: np.ndarray | float, g: np.ndarray | float) -> np.ndarray:
+    """True where ``g_new`` is no more than g's float resolution above ``g`` [own-hour equivalents]."""
+    return np.asarray(g_new) <= np.asarray(g) + STALL_RESOLUTION * np.maximum(1.0, np.abs(g))
+
+
 def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray,
               room: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Sources of one smooth curve (``entry``, of :data:`procure.curves.REGISTRY`) at prices ``c``
@@ -298,14 +311,12 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         if not np.all(np.isfinite(direction)):
             break
         t = 1.0
-        resolution = STALL_RESOLUTION * max(1.0, abs(g))
-        # at g's float resolution: the full step itself asks a decrease g cannot show
-        flat = 0 <= ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))) <= resolution
+        flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
         for _half in range(MAX_HALVINGS):
             trial = np.maximum(mu - t * direction, 0.0)
             asked = ARMIJO * float(grad @ (mu - trial))
             g_new, x_new, slope_new = d.g(trial)
-            if math.isfinite(g_new) and (g_new <= g - asked or (flat and g_new <= g + resolution)):
+            if math.isfinite(g_new) and (g_new <= g - asked or (flat and bool(within_resolution(g_new, g)))):
                 break
             t *= 0.5
         else:

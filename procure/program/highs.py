@@ -188,7 +188,7 @@ class HighsModel:
             row_upper.append(hi)
         cost = np.zeros(len(columns))
         _constant, variables, coefs = linear_terms(m.objective, col_of)
-        cols, coef, _live = terms(variables, [pyo.value(c) for c in coefs], col_of)
+        cols, coef, _live = terms(variables, coefs, col_of)
         np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
         lp.num_col_ = len(columns)

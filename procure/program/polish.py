@@ -160,8 +160,9 @@ def exact_hours(
         if over.any():
             binding |= over
             changed = True
-        margin = RELEASE_MARGIN
-        release = ((state == 1) & (slope > c * (1 + margin))) | ((state == 2) & (slope < c * (1 - margin)))
+        release = ((state == 1) & (slope > c * (1 + RELEASE_MARGIN))) | (
+            (state == 2) & (slope < c * (1 - RELEASE_MARGIN))
+        )
         if release.any() and not changed:
             state = np.where(release, 3, state)
             changed = True

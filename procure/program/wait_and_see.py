@@ -35,13 +35,14 @@ from .dual import (
     MAX_DUAL_STEPS,
     MAX_HALVINGS,
     NEWTON_RIDGE,
-    STALL_RESOLUTION,
     START_BRACKET,
     START_STEPS,
+    at_resolution,
     box_hours,
     capacity_rows_of,
     coupling_rows,
     eligible,
+    within_resolution,
 )
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
@@ -197,9 +198,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sel, mu_s, grad, direction = sel[ok_rows], mu_s[ok_rows], grad[ok_rows], direction[ok_rows]
         t = np.ones(len(sel))
         pending = np.ones(len(sel), dtype=bool)
-        # at g's float resolution: the full step itself asks a decrease g cannot show
-        full = ARMIJO * np.sum(grad * (mu_s - np.maximum(mu_s - direction, 0.0)), axis=1)
-        at_resolution = (full >= 0) & (full <= STALL_RESOLUTION * np.maximum(1.0, np.abs(g[sel])))
+        flat = at_resolution(ARMIJO * np.sum(grad * (mu_s - np.maximum(mu_s - direction, 0.0)), axis=1), g[sel])
         for _half in range(MAX_HALVINGS):
             rows = np.flatnonzero(pending)
             if not len(rows):
@@ -208,9 +207,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             g_new, x_new, slope_new = d.g(trial, sel[rows])
             decrease = ARMIJO * np.sum(grad[rows] * (mu_s[rows] - trial), axis=1)
             g_old = g[sel[rows]]
-            resolution = STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
-            flat = at_resolution[rows] & (g_new <= g_old + resolution)
-            ok = np.isfinite(g_new) & ((g_new <= g_old - decrease) | flat)
+            ok = np.isfinite(g_new) & ((g_new <= g_old - decrease) | (flat[rows] & within_resolution(g_new, g_old)))
             moved = ok & ~np.all(trial == mu_s[rows], axis=1)
             taken = sel[rows[moved]]
             mu[taken], g[taken], x[taken], slope[taken] = trial[moved], g_new[moved], x_new[moved], slope_new[moved]
