@@ -343,7 +343,7 @@ def independent_dual(folder: Path, budget: float) -> Certificate:
 
 
 def cvxpy_solve(problem) -> float | None:
-    """The concave program in cvxpy (log, exp and power curves as cones), solved by Clarabel."""
+    """The concave program in cvxpy (linear terms; log, exp and power curves as cones), solved by Clarabel."""
     try:
         import cvxpy as cp
     except ImportError:
@@ -357,6 +357,9 @@ def cvxpy_solve(problem) -> float | None:
     curve = s["curve"].to_numpy()
     r = cp.multiply(a / k, h0 + x)
     terms = []
+    linear = np.flatnonzero(curve == "linear")
+    if len(linear):
+        terms.append(a[linear] @ (h0[linear] + x[linear]))
     for name in ("log", "exp", "power"):
         idx = np.flatnonzero(curve == name)
         if not len(idx):

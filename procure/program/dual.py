@@ -30,6 +30,7 @@ import numpy as np
 from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
+from .kinks import at_kinks, breakpoints, kink_step
 from .problem import Problem
 
 #: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
@@ -54,6 +55,11 @@ START_BRACKET = (-60.0, 1.0)
 #: Share of the Newton matrix's trace added to its diagonal, so that a source at the edge of
 #: its box leaves the system solvable [1].
 NEWTON_RIDGE = 1e-12
+#: Kink steps (:meth:`_Dual.kink_newton`) in a row that leave g where it was before the method
+#: takes a plain Newton step instead.
+KINK_STALLS = 2
+#: Most halvings of one kink step.
+KINK_HALVINGS = 20
 #: Bisection steps of the budget's multiplier alone, on a log scale of width 61, that start
 #: the method: to about 1e-8 of λ, from where Newton's steps take over.
 START_STEPS = 32
@@ -230,6 +236,40 @@ class _Dual:
         c = self.rows.A.T @ mu
         return total - float(c @ x) + float(mu @ self.rows.b), x, slope
 
+    def kink_newton(
+        self, mu: np.ndarray, g: float, x: np.ndarray, slope: np.ndarray
+    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+        """Newton's step on the hyperplanes of the linear sources at their kink at ``mu``
+        (:func:`procure.program.kinks.kink_step`): the multipliers, g, the hours (the kinked
+        sources bought in part) and dx/dc after it, where g does not rise beyond its float
+        resolution; None where no source is at its kink or the step does not hold."""
+        kinked = at_kinks(self.rows, self.a.rate, self.all_or_nothing, mu)
+        if len(kinked) == 0:
+            return None
+        found = kink_step(self.rows, self.a.rate, self.a.room, mu, x, slope, kinked)
+        if found is None:
+            return None
+        target, hours, kinked = found
+        # along the step, where g rises at its end (another linear source's kink on the way):
+        # that kink first, then halvings
+        direction = mu - target
+        others = np.setdiff1d(self.all_or_nothing, kinked)
+        crossing = breakpoints(self.rows, self.a.rate, others, mu, direction)
+        lengths = [1.0, *crossing[:1].tolist(), *(0.5**q for q in range(1, KINK_HALVINGS + 1))]
+        for t in lengths:
+            mu_new = np.maximum(mu - t * direction, 0.0)
+            g_new, x_new, slope_new = self.g(mu_new)
+            if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
+                x_new = x_new.copy()
+                x_new[kinked] = hours
+                return mu_new, g_new, x_new, slope_new
+        return None
+
+    def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
+        """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches
+        its kink (:func:`procure.program.kinks.breakpoints`), ascending [1]."""
+        return breakpoints(self.rows, self.a.rate, self.all_or_nothing, mu, direction)
+
 
 def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
     """g(μ) for μ ≥ 0: an upper bound on the optimum [own-hour equivalents] (inf where some
@@ -243,6 +283,7 @@ class Evaluator(Protocol):
     """What the projected Newton method needs of a dual (the one-scenario dual of this module,
     or the expected-value dual of :mod:`procure.program.expected`)."""
 
+    a: CurveArrays
     rows: CouplingRows
     evaluations: int
 
@@ -292,6 +333,8 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         g, x, slope = d.g(mu)
     converged = False
     A, b = rows.A, rows.b
+    kinky = isinstance(d, _Dual) and len(d.all_or_nothing) > 0
+    stalled_kinks = 0  # kink steps in a row that left g where it was
     for _step in range(MAX_DUAL_STEPS):
         grad = b - A @ x
         scale = np.maximum(1.0, np.abs(b) + np.abs(A) @ np.abs(x))
@@ -299,6 +342,14 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         if np.all(np.abs(projected) <= DUAL_TOLERANCE * scale):
             converged = True
             break
+        if kinky and stalled_kinks < KINK_STALLS:
+            assert isinstance(d, _Dual)
+            stepped = d.kink_newton(mu, g, x, slope)
+            if stepped is not None:
+                stalled_kinks = stalled_kinks + 1 if stepped[1] >= g else 0
+                mu, g, x, slope = stepped
+                continue
+        stalled_kinks = 0
         free = (mu > 0) | (grad < 0)
         H = (A * (-slope)) @ A.T
         Hf = H[np.ix_(free, free)]
@@ -308,8 +359,18 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
         except np.linalg.LinAlgError:
             direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), 1e-300)
-        if not np.all(np.isfinite(direction)):
-            break
+        if not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0:
+            # no source is strictly inside its box (g is piecewise linear here): a gradient step,
+            # each row's scaled by the sources' rows as if each bought its box over a price band
+            # as wide as its price
+            c = np.abs(A.T @ mu)
+            weight = np.where(c > 0, d.a.room / np.maximum(c, 1e-300), 0.0)
+            weight = np.where(np.isfinite(weight), weight, 0.0)
+            diagonal = (A[free] ** 2) @ weight
+            if not np.all(diagonal > 0):
+                break
+            direction = np.zeros_like(mu)
+            direction[free] = grad[free] / diagonal
         t = 1.0
         flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
         for _half in range(MAX_HALVINGS):
@@ -321,6 +382,17 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             t *= 0.5
         else:
             break
+        if kinky and t < 1.0:
+            # the step was cut short: where a linear source's kink lies between the step taken
+            # and the one refused, try it (the minimum along the step is often there)
+            assert isinstance(d, _Dual)
+            beyond = d.breakpoints(mu, direction)
+            beyond = beyond[(beyond > t) & (beyond < 2 * t)]
+            if len(beyond):
+                at_kink = np.maximum(mu - float(beyond[0]) * direction, 0.0)
+                g_kink, x_kink, slope_kink = d.g(at_kink)
+                if math.isfinite(g_kink) and g_kink <= g_new:
+                    trial, g_new, x_new, slope_new = at_kink, g_kink, x_kink, slope_kink
         if np.array_equal(trial, mu):
             break
         mu, g, x, slope = trial, g_new, x_new, slope_new

@@ -1,0 +1,134 @@
+"""The dual at the kinks of its linear sources: where a source is bought in part.
+
+A source with a linear curve buys all its box where its rate ρσφ exceeds its price in
+multipliers ``c_s = (Aᵀμ)_s`` and nothing where it falls short: its term of the dual
+``g(μ) = … + max_{0 ≤ x_s ≤ room_s} (ρσφ_s − c_s) x_s`` has a kink on the hyperplane
+``A_sᵀμ = ρσφ_s``, and a plan that buys such a source in part has its multipliers there. There
+g has no gradient, only a subdifferential: ``b − A x`` for every choice of the kinked sources'
+hours in their boxes. The Newton method of :mod:`procure.program.dual` reaches a kink only by
+halving its steps towards it, and its gradient test never passes there, so this module gives it
+what a kink needs:
+
+* :func:`breakpoints`, the step lengths along a direction at which a linear source's price
+  crosses its rate, so that a line search can land on a kink;
+* :func:`kink_step`, Newton's step on g restricted to the kinks' hyperplanes. On them each
+  kinked source's term is 0 whatever its hours, so g is smooth there, and the kinked sources'
+  hours are the multipliers of the hyperplanes: with the smooth sources' hours
+  ``x(μ + Δμ) ≈ x(μ) + diag(dx/dc) Aᵀ Δμ``, the step solves::
+
+      [ H      −A_L ] [Δμ ]   [ −(b − A x_other) ]
+      [ A_Lᵀ    0   ] [x_L] = [ ρσφ_L − A_Lᵀμ    ]
+
+  over the rows that bind (H = A diag(−dx/dc) Aᵀ on them). Where its hours ``x_L`` lie in their
+  boxes and the projected gradient ``b − A x`` (with those hours) meets the dual's tolerance,
+  0 is in g's subdifferential: μ is the minimum, and x (the kinked sources bought in part) the
+  optimum's hours.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .dual import CouplingRows
+
+#: A linear source is taken to be at its kink where its price in multipliers is within this
+#: share of its rate [1]; :func:`kink_step` then puts it on the kink exactly.
+KINK_TOLERANCE = 1e-6
+#: A kinked source's hours from :func:`kink_step` may leave its box by this share of the box
+#: (float noise) before the step is refused [1]; they are clipped to the box.
+BOX_SLACK = 1e-9
+
+
+def at_kinks(rows: CouplingRows, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """The linear sources (of the indices ``linear``) whose price in multipliers at ``mu`` is
+    within :data:`KINK_TOLERANCE` of their rate ``rate`` [value per h]."""
+    if len(linear) == 0:
+        return linear
+    c = rows.A[:, linear].T @ mu
+    r = rate[linear]
+    return linear[(r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r)]
+
+
+def breakpoints(rows: CouplingRows, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray,
+                direction: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Step lengths t in (0, 1), ascending, at which a linear source's price in multipliers along
+    ``mu − t · direction`` equals its rate (before the projection on μ ≥ 0) [1]."""
+    if len(linear) == 0:
+        return np.zeros(0)
+    A = rows.A[:, linear]
+    c, dc = A.T @ mu, A.T @ direction
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (c - rate[linear]) / dc
+    return np.sort(t[np.isfinite(t) & (t > 0) & (t < 1)])
+
+
+def kink_step(rows: CouplingRows, rate: np.ndarray, room: np.ndarray, mu: np.ndarray, x: np.ndarray,
+              slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    """Newton's step on g restricted to the hyperplanes of the ``kinked`` sources (see the module).
+
+    Parameters
+    ----------
+    rows : CouplingRows
+        The coupling rows.
+    rate, room : numpy.ndarray
+        Each source's ρσφ [effective h per h] and box [h].
+    mu : numpy.ndarray
+        Multipliers, ≥ 0 [value per unit].
+    x, slope : numpy.ndarray
+        Hours at ``mu`` and dx/dc of the smooth sources strictly inside their boxes.
+    kinked : numpy.ndarray
+        Indices of the linear sources at their kink (:func:`at_kinks`).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray) or None
+        The multipliers after the step (≥ 0), the kinked sources' hours, in their boxes [h], and
+        which sources those are: where some source's hours would leave its box, it is not bought
+        in part at the minimum, and the step is taken again without its hyperplane. None where
+        the system is singular or no kink is left.
+    """
+    A, b = rows.A, rows.b
+    kinked = np.asarray(kinked)
+    while len(kinked):
+        found = _on_hyperplanes(A, b, rate, mu, x, slope, kinked)
+        if found is None:
+            return None
+        step, hours = found
+        box = room[kinked]
+        slack = BOX_SLACK * np.maximum(1.0, box)
+        outside = np.maximum(-slack - hours, hours - box - slack) / np.maximum(1.0, box)
+        if not np.any(outside > 0):
+            return np.maximum(mu + step, 0.0), np.clip(hours, 0.0, box), kinked
+        # that source is not in part at the minimum: leave its hyperplane
+        kinked = np.delete(kinked, int(np.argmax(outside)))
+    return None
+
+
+def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarray, x: np.ndarray,
+                    slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The step Δμ and the kinked sources' hours of the system in the module's docstring; None
+    where it is singular."""
+    others = x.copy()
+    others[kinked] = 0.0
+    grad = b - A @ others
+    # the rows that bind: priced, or broken with the kinked sources at 0 or at their hours now
+    free = np.flatnonzero((mu > 0) | (grad < 0) | (b - A @ x < 0))
+    if len(free) == 0:
+        return None
+    Af, AL = A[free], A[np.ix_(free, kinked)]
+    H = (Af * (-slope)) @ Af.T
+    k = len(kinked)
+    K = np.block([[H, -AL], [AL.T, np.zeros((k, k))]])
+    rhs = np.concatenate([-grad[free], rate[kinked] - A[:, kinked].T @ mu])
+    try:
+        solution = np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:  # exactly singular: kinks that are not independent
+        return None
+    if not np.all(np.isfinite(solution)):
+        return None
+    step = np.zeros_like(mu)
+    step[free] = solution[: len(free)]
+    return step, solution[len(free) :]
