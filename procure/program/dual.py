@@ -30,7 +30,7 @@ import numpy as np
 from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
-from .kinks import at_kinks, breakpoints, kink_step
+from .kinks import at_kinks, breakpoints, kink_step, on_kinks
 from .problem import Problem
 
 #: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
@@ -43,6 +43,9 @@ DUAL_TOLERANCE = 1e-11
 #: Most Newton steps of the dual, and most halvings of one step.
 MAX_DUAL_STEPS = 100
 MAX_HALVINGS = 60
+#: The shortest gradient step (where no source is strictly inside its box) the method takes
+#: before it stops, stalled at a kink the gradient cannot leave [1].
+SHORTEST_GRADIENT_STEP = 2.0**-20
 #: Armijo's sufficient-decrease share of the line search [1].
 ARMIJO = 1e-4
 #: g's float resolution, as a share of max(1, abs(g)) [1]: where the decrease Armijo asks of
@@ -243,10 +246,10 @@ class _Dual:
         (:func:`procure.program.kinks.kink_step`): the multipliers, g, the hours (the kinked
         sources bought in part) and dx/dc after it, where g does not rise beyond its float
         resolution; None where no source is at its kink or the step does not hold."""
-        kinked = at_kinks(self.rows, self.a.rate, self.all_or_nothing, mu)
+        kinked = at_kinks(self.rows.A, self.a.rate, self.all_or_nothing, mu)
         if len(kinked) == 0:
             return None
-        found = kink_step(self.rows, self.a.rate, self.a.room, mu, x, slope, kinked)
+        found = kink_step(self.rows.A, self.rows.b, self.a.rate, self.a.room, mu, x, slope, kinked)
         if found is None:
             return None
         target, hours, kinked = found
@@ -254,21 +257,24 @@ class _Dual:
         # that kink first, then halvings
         direction = mu - target
         others = np.setdiff1d(self.all_or_nothing, kinked)
-        crossing = breakpoints(self.rows, self.a.rate, others, mu, direction)
+        crossing = breakpoints(self.rows.A, self.a.rate, others, mu, direction)
         lengths = [1.0, *crossing[:1].tolist(), *(0.5**q for q in range(1, KINK_HALVINGS + 1))]
         for t in lengths:
             mu_new = np.maximum(mu - t * direction, 0.0)
             g_new, x_new, slope_new = self.g(mu_new)
             if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
+                # the hours in part only where the step ends on the kink (not cut short, not
+                # clipped at μ ≥ 0): elsewhere each source's term is maximised by all or nothing
+                on = on_kinks(self.rows.A, self.a.rate, kinked, mu_new)
                 x_new = x_new.copy()
-                x_new[kinked] = hours
+                x_new[kinked[on]] = hours[on]
                 return mu_new, g_new, x_new, slope_new
         return None
 
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches
         its kink (:func:`procure.program.kinks.breakpoints`), ascending [1]."""
-        return breakpoints(self.rows, self.a.rate, self.all_or_nothing, mu, direction)
+        return breakpoints(self.rows.A, self.a.rate, self.all_or_nothing, mu, direction)
 
 
 def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
@@ -306,6 +312,9 @@ def _start(d: Evaluator) -> np.ndarray:
         top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
     if not (top > 0 and math.isfinite(top)):
         return mu
+    x, _ = d.hours(mu, slopes=False)
+    if np.all(np.isfinite(x)) and np.all(rows.A @ x <= rows.b):
+        return mu  # every box bought meets every row: nothing is priced
     lo, hi = math.log(top) + START_BRACKET[0], math.log(top) + START_BRACKET[1]
     for _ in range(START_STEPS):
         mid = 0.5 * (lo + hi)
@@ -359,7 +368,8 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
         except np.linalg.LinAlgError:
             direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), 1e-300)
-        if not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0:
+        gradient_step = not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0
+        if gradient_step:
             # no source is strictly inside its box (g is piecewise linear here): a gradient step,
             # each row's scaled by the sources' rows as if each bought its box over a price band
             # as wide as its price
@@ -382,6 +392,19 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             t *= 0.5
         else:
             break
+        if gradient_step and t < SHORTEST_GRADIENT_STEP:
+            break  # g piecewise linear and the gradient no way down: stalled at a kink
+        if gradient_step and t == 1.0:
+            # g is piecewise linear here and the scale of the step a guess: go on while g falls
+            # (a row whose multiplier should be 0 gets there, at the projection)
+            for _double in range(MAX_HALVINGS):
+                farther = np.maximum(mu - 2 * t * direction, 0.0)
+                if np.array_equal(farther, trial):
+                    break
+                g_far, x_far, slope_far = d.g(farther)
+                if not (math.isfinite(g_far) and g_far <= g_new):
+                    break
+                t, trial, g_new, x_new, slope_new = 2 * t, farther, g_far, x_far, slope_far
         if kinky and t < 1.0:
             # the step was cut short: where a linear source's kink lies between the step taken
             # and the one refused, try it (the minimum along the step is often there)

@@ -22,57 +22,69 @@ what a kink needs:
   over the rows that bind (H = A diag(−dx/dc) Aᵀ on them). Where its hours ``x_L`` lie in their
   boxes and the projected gradient ``b − A x`` (with those hours) meets the dual's tolerance,
   0 is in g's subdifferential: μ is the minimum, and x (the kinked sources bought in part) the
-  optimum's hours.
+  optimum's hours;
+* :func:`on_kinks`, which of them a step ended on (it may be cut short, or clipped at μ ≥ 0):
+  only those may be bought in part in the hours the gradient test reads.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
-
-if TYPE_CHECKING:
-    from .dual import CouplingRows
 
 #: A linear source is taken to be at its kink where its price in multipliers is within this
 #: share of its rate [1]; :func:`kink_step` then puts it on the kink exactly.
 KINK_TOLERANCE = 1e-6
+#: A kinked source is on its hyperplane, so that any hours in its box maximise its term of g,
+#: where its price in multipliers is within this share of its rate [1]: g then differs from the
+#: value of those hours by at most this share of ρσφ times them (float noise).
+KINK_EXACT = 1e-12
+#: Where the kinks' system is singular (sources alike), its least-squares solution is taken
+#: where it solves the system within this share of the right-hand side's size [1].
+SYSTEM_RESIDUAL = 1e-9
 #: A kinked source's hours from :func:`kink_step` may leave its box by this share of the box
 #: (float noise) before the step is refused [1]; they are clipped to the box.
 BOX_SLACK = 1e-9
 
 
-def at_kinks(rows: CouplingRows, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """The linear sources (of the indices ``linear``) whose price in multipliers at ``mu`` is
-    within :data:`KINK_TOLERANCE` of their rate ``rate`` [value per h]."""
+def at_kinks(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Of the coupling rows' coefficients ``A`` (rows × sources), the linear sources (of the
+    indices ``linear``) whose price in multipliers at ``mu`` is within :data:`KINK_TOLERANCE` of
+    their rate ``rate`` [value per h]."""
     if len(linear) == 0:
         return linear
-    c = rows.A[:, linear].T @ mu
+    c = A[:, linear].T @ mu
     r = rate[linear]
     return linear[(r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r)]
 
 
-def breakpoints(rows: CouplingRows, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray,
+def on_kinks(A: np.ndarray, rate: np.ndarray, kinked: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """True for each of the ``kinked`` sources whose price in multipliers at ``mu`` is within
+    :data:`KINK_EXACT` of its rate: on its hyperplane, where it may be bought in part."""
+    r = rate[kinked]
+    return np.abs(A[:, kinked].T @ mu - r) <= KINK_EXACT * r
+
+
+def breakpoints(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray,
                 direction: np.ndarray) -> np.ndarray:  # fmt: skip
     """Step lengths t in (0, 1), ascending, at which a linear source's price in multipliers along
     ``mu − t · direction`` equals its rate (before the projection on μ ≥ 0) [1]."""
     if len(linear) == 0:
         return np.zeros(0)
-    A = rows.A[:, linear]
-    c, dc = A.T @ mu, A.T @ direction
+    A_lin = A[:, linear]
+    c, dc = A_lin.T @ mu, A_lin.T @ direction
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (c - rate[linear]) / dc
     return np.sort(t[np.isfinite(t) & (t > 0) & (t < 1)])
 
 
-def kink_step(rows: CouplingRows, rate: np.ndarray, room: np.ndarray, mu: np.ndarray, x: np.ndarray,
+def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, mu: np.ndarray, x: np.ndarray,
               slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
     """Newton's step on g restricted to the hyperplanes of the ``kinked`` sources (see the module).
 
     Parameters
     ----------
-    rows : CouplingRows
-        The coupling rows.
+    A, b : numpy.ndarray
+        The coupling rows ``A x ≤ b`` (rows × sources, rows) [their units per h, their units].
     rate, room : numpy.ndarray
         Each source's ρσφ [effective h per h] and box [h].
     mu : numpy.ndarray
@@ -85,12 +97,11 @@ def kink_step(rows: CouplingRows, rate: np.ndarray, room: np.ndarray, mu: np.nda
     Returns
     -------
     (numpy.ndarray, numpy.ndarray, numpy.ndarray) or None
-        The multipliers after the step (≥ 0), the kinked sources' hours, in their boxes [h], and
-        which sources those are: where some source's hours would leave its box, it is not bought
+        The multipliers after the step (not yet clipped to μ ≥ 0), the kinked sources' hours, in
+        their boxes [h], and which sources those are: where some source's hours would leave its box, it is not bought
         in part at the minimum, and the step is taken again without its hyperplane. None where
         the system is singular or no kink is left.
     """
-    A, b = rows.A, rows.b
     kinked = np.asarray(kinked)
     while len(kinked):
         found = _on_hyperplanes(A, b, rate, mu, x, slope, kinked)
@@ -98,10 +109,10 @@ def kink_step(rows: CouplingRows, rate: np.ndarray, room: np.ndarray, mu: np.nda
             return None
         step, hours = found
         box = room[kinked]
-        slack = BOX_SLACK * np.maximum(1.0, box)
-        outside = np.maximum(-slack - hours, hours - box - slack) / np.maximum(1.0, box)
+        size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
+        outside = np.maximum(-BOX_SLACK * size - hours, hours - box - BOX_SLACK * size) / size
         if not np.any(outside > 0):
-            return np.maximum(mu + step, 0.0), np.clip(hours, 0.0, box), kinked
+            return mu + step, np.clip(hours, 0.0, box), kinked
         # that source is not in part at the minimum: leave its hyperplane
         kinked = np.delete(kinked, int(np.argmax(outside)))
     return None
@@ -125,8 +136,10 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
     rhs = np.concatenate([-grad[free], rate[kinked] - A[:, kinked].T @ mu])
     try:
         solution = np.linalg.solve(K, rhs)
-    except np.linalg.LinAlgError:  # exactly singular: kinks that are not independent
-        return None
+    except np.linalg.LinAlgError:  # singular: kinks that are not independent (sources alike)
+        solution = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        if not np.allclose(K @ solution, rhs, rtol=SYSTEM_RESIDUAL, atol=SYSTEM_RESIDUAL * np.max(np.abs(rhs))):
+            return None  # no solution: the kinks' hyperplanes do not meet
     if not np.all(np.isfinite(solution)):
         return None
     step = np.zeros_like(mu)
