@@ -1,6 +1,6 @@
 """Ledgers with linear curves: the dual at its kinks, against the refinement and cvxpy.
 
-    python benchmarks/linear_kinks.py [--sizes 1000 10000] [--repeat 5]
+    python benchmarks/linear_kinks.py [--sizes 1000 10000] [--repeat 5] [--no-evpi]
 
 A source with a linear curve is bought all or nothing at a price, so where the optimum buys one
 in part the dual's minimum lies on a kink (``procure.program.kinks``). On random ledgers of N
@@ -16,21 +16,30 @@ curves that include linear ones, side by side in one run (interleaved, repeated)
 
 Prints the medians, the ratios (median and min–max) and how many evaluations the dual took and
 whether it converged; the plans' values must agree within the tolerance.
+
+Then EVPI: ``procure solve --budget 100000 --samples 1000 --workers 1`` end to end (a fresh
+process each) on the shipped default ledger with its twin and simulated sources' curves made
+linear, against the same command on the default ledger as shipped (all log curves).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import shutil
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from evpi_scale import procure_command
 from solve_scaling import TOLERANCE, cvxpy_solve
-from timing import interleaved, machine, ratio
+from timing import command, interleaved, machine, ratio
 
 from procure import from_ledger
+from procure.ledger import load_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import source_arrays
 from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
@@ -38,6 +47,34 @@ from procure.program.solve import Program
 
 #: The mixes of curves of the ledgers.
 MIXES = (("log", "exp", "linear"), ("linear", "log"))
+#: The default ledger's sources whose curves the EVPI case makes linear.
+LINEAR_SOURCES = ("twin", "sim")
+
+
+def linear_ledger(folder: Path) -> Path:
+    """A copy of the default ledger in ``folder`` with :data:`LINEAR_SOURCES`' curves linear."""
+    target = folder / "linear"
+    shutil.copytree(load_ledger().path, target)
+    with open(target / "sources.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    column = rows[0].index("curve")
+    for row in rows[1:]:
+        if row[0] in LINEAR_SOURCES:
+            row[column] = "linear"
+    with open(target / "sources.csv", "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return target
+
+
+def evpi_case(repeat: int) -> None:
+    """Time ``--samples 1000`` with EVPI on the ledger with linear curves and on the default."""
+    solve = [*procure_command(), "solve", "--budget", "100000", "--samples", "1000", "--workers", "1"]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = linear_ledger(Path(tmp))
+        t = interleaved({"linear": command([*solve, "--ledger", str(folder)]), "default": command(solve)}, repeat)
+    print(f"--samples 1000 with EVPI, twin and sim linear: median {statistics.median(t['linear']):.2f} s "
+          f"(min {min(t['linear']):.2f}, max {max(t['linear']):.2f})")  # fmt: skip
+    print("  " + ratio("against the default ledger's", t["linear"], t["default"]))
 
 
 def case(n: int, mix: tuple[str, ...], repeat: int) -> None:
@@ -76,11 +113,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-evpi", action="store_true", help="leave out the EVPI case")
     args = parser.parse_args()
     print(machine())
     for n in args.sizes:
         for mix in MIXES:
             case(n, mix, args.repeat)
+    if not args.no_evpi:
+        evpi_case(args.repeat)
 
 
 if __name__ == "__main__":

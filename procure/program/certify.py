@@ -37,7 +37,19 @@ def dual_certified_value(problem: Problem, tolerance: float, start: np.ndarray |
 def dual_certified(
     problem: Problem, tolerance: float, start: np.ndarray | None = None
 ) -> tuple[float, np.ndarray] | None:
-    """:func:`dual_certified_value` and the multipliers it ended at (to start the next one from)."""
+    """:func:`dual_certified_value` and the multipliers it ended at (to start the next one from).
+
+    Where the dual started from ``start`` does not certify, it is tried once more from its own
+    start (from another problem's multipliers the method may end at a kink it cannot leave).
+    """
+    found = _certified(problem, tolerance, start)
+    if found is None and start is not None:
+        found = _certified(problem, tolerance, None)
+    return found
+
+
+def _certified(problem: Problem, tolerance: float, start: np.ndarray | None) -> tuple[float, np.ndarray] | None:
+    """One attempt of :func:`dual_certified` from ``start``."""
     if problem.mode is not Mode.BUDGET:
         return None
     a = source_arrays(problem)

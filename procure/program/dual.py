@@ -10,9 +10,11 @@ program splits per source:
 Each inner maximum is closed-form: the hours where a_s v_s'(e) equals the source's price in
 multipliers ``c_s = (Aᵀμ)_s``, clipped to its box (a linear curve takes all or nothing). g is
 convex, ∇g = b − A x(μ), and its Hessian on the sources strictly inside their boxes is
-A diag(−dx/dc) Aᵀ; a projected Newton method with a backtracking line search minimises it over
-μ ≥ 0 in a few dozen evaluations. For every μ ≥ 0, g(μ) is an upper bound on the optimum (weak
-duality), and at the minimum the hours x(μ) are the optimum's.
+A diag(−dx/dc) Aᵀ; a projected Newton method with a backtracking line search
+(:mod:`procure.program.newton`) minimises it over μ ≥ 0 in a few dozen evaluations, stepping
+along the kinks of linear sources bought in part (:mod:`procure.program.kinks`). For every
+μ ≥ 0, g(μ) is an upper bound on the optimum (weak duality), and at the minimum the hours x(μ)
+are the optimum's.
 
 The program uses this as its guide (:mod:`procure.program.refine`): the dual's hours, made
 exact by :mod:`procure.program.polish`, are where the model's tangent cuts are placed, so that
@@ -23,14 +25,30 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
 from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
-from .kinks import at_kinks, breakpoints, kink_step, on_kinks
+from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step
+from .newton import (  # noqa: F401  # the method's names, importable from here as before
+    ARMIJO,
+    DUAL_TOLERANCE,
+    KINK_STALLS,
+    MAX_DUAL_STEPS,
+    MAX_HALVINGS,
+    NEWTON_RIDGE,
+    SHORTEST_GRADIENT_STEP,
+    STALL_RESOLUTION,
+    START_BRACKET,
+    START_STEPS,
+    Dual,
+    Evaluator,
+    at_resolution,
+    minimise,
+    within_resolution,
+)
 from .problem import Problem
 
 #: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
@@ -38,34 +56,8 @@ from .problem import Problem
 DUAL_CURVES = ("log", "exp", "power", "linear")
 #: Relative step of the central difference that gives the inverse derivative's slope [1].
 INVERSE_STEP = 1e-6
-#: The dual's projected gradient, as a share of each row's scale, at which it stops [1].
-DUAL_TOLERANCE = 1e-11
-#: Most Newton steps of the dual, and most halvings of one step.
-MAX_DUAL_STEPS = 100
-MAX_HALVINGS = 60
-#: The shortest gradient step (where no source is strictly inside its box) the method takes
-#: before it stops, stalled at a kink the gradient cannot leave [1].
-SHORTEST_GRADIENT_STEP = 2.0**-20
-#: Armijo's sufficient-decrease share of the line search [1].
-ARMIJO = 1e-4
-#: g's float resolution, as a share of max(1, abs(g)) [1]: where the decrease Armijo asks of
-#: the full Newton step is below it (at the optimum, to float precision), a step is taken where
-#: g does not rise by more than it (g cannot show a decrease there).
-STALL_RESOLUTION = 1e-15
-#: The bracket of ln λ that the start bisects, around ln of the best source's value per dollar
-#: at the hours held: from e^−60 of it to e^1 of it [1].
-START_BRACKET = (-60.0, 1.0)
-#: Share of the Newton matrix's trace added to its diagonal, so that a source at the edge of
-#: its box leaves the system solvable [1].
-NEWTON_RIDGE = 1e-12
-#: Kink steps (:meth:`_Dual.kink_newton`) in a row that leave g where it was before the method
-#: takes a plain Newton step instead.
-KINK_STALLS = 2
 #: Most halvings of one kink step.
 KINK_HALVINGS = 20
-#: Bisection steps of the budget's multiplier alone, on a log scale of width 61, that start
-#: the method: to about 1e-8 of λ, from where Newton's steps take over.
-START_STEPS = 32
 
 
 @dataclass(frozen=True)
@@ -126,44 +118,6 @@ def eligible(a: CurveArrays) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Dual:
-    """The dual's minimum: multipliers, the hours at them, and the bound g(μ).
-
-    Attributes
-    ----------
-    mu : numpy.ndarray
-        One multiplier per row of :class:`CouplingRows` [value per unit].
-    x : numpy.ndarray
-        Hours of each source at μ [h].
-    bound : float
-        g(μ), an upper bound on the optimum [own-hour equivalents].
-    converged : bool
-        The projected gradient met :data:`DUAL_TOLERANCE`.
-    evaluations : int
-        Evaluations of g.
-    """
-
-    mu: np.ndarray
-    x: np.ndarray
-    bound: float
-    converged: bool
-    evaluations: int
-
-
-def at_resolution(asked: np.ndarray | float, g: np.ndarray | float) -> np.ndarray:
-    """True where the decrease ``asked`` of a full Newton step (Armijo's share of it) is ≥ 0 and
-    within g's float resolution (:data:`STALL_RESOLUTION` of max(1, abs(g))): the dual is at its
-    optimum to float precision, and a step there is judged by g not rising beyond that
-    resolution (:func:`within_resolution`) [own-hour equivalents]."""
-    return (np.asarray(asked) >= 0) & (np.asarray(asked) <= STALL_RESOLUTION * np.maximum(1.0, np.abs(g)))
-
-
-def within_resolution(g_new: np.ndarray | float, g: np.ndarray | float) -> np.ndarray:
-    """True where ``g_new`` is no more than g's float resolution above ``g`` [own-hour equivalents]."""
-    return np.asarray(g_new) <= np.asarray(g) + STALL_RESOLUTION * np.maximum(1.0, np.abs(g))
-
-
 def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray,
               room: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Sources of one smooth curve (``entry``, of :data:`procure.curves.REGISTRY`) at prices ``c``
@@ -205,6 +159,10 @@ class _Dual:
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
         self.all_or_nothing = np.flatnonzero(self.linear & grows)
         self.evaluations = 0
+        #: Per source, the prices in multipliers at which it starts to buy and stops buying its
+        #: whole box (:meth:`pivot`; computed when first needed) [value per h].
+        self._entry: np.ndarray | None = None
+        self._leave: np.ndarray | None = None
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box, and dx/dc where a smooth source is strictly inside it."""
@@ -271,6 +229,27 @@ class _Dual:
                 return mu_new, g_new, x_new, slope_new
         return None
 
+    def pivot(self, mu: np.ndarray, g: float, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+        """Where no source is strictly inside its box, the step along the kinks' hyperplanes to
+        the next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
+        hours and dx/dc there, where g does not rise beyond its float resolution; else None."""
+        a = self.a
+        if self._entry is None:
+            with np.errstate(all="ignore"):
+                end = np.where(np.isfinite(a.room), a.rate * (a.held + a.room), np.inf)
+                at_end = np.asarray(value.derivative(end, a.curve, a.k, a.shape), dtype=float) * a.rate
+            self._entry = self.marginal_at_held()
+            self._leave = np.where(np.isfinite(a.room), np.nan_to_num(at_end, nan=0.0), 0.0)
+        assert self._leave is not None
+        kinked = at_kinks(self.rows.A, a.rate, self.all_or_nothing, mu)
+        trial = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, self._entry, self._leave)
+        if trial is None:
+            return None
+        g_new, x_new, slope_new = self.g(trial)
+        if not (math.isfinite(g_new) and bool(within_resolution(g_new, g))):
+            return None
+        return trial, g_new, x_new, slope_new
+
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches
         its kink (:func:`procure.program.kinks.breakpoints`), ascending [1]."""
@@ -285,141 +264,9 @@ def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
     return _Dual(a, rows).g(np.asarray(mu, dtype=float))[0]
 
 
-class Evaluator(Protocol):
-    """What the projected Newton method needs of a dual (the one-scenario dual of this module,
-    or the expected-value dual of :mod:`procure.program.expected`)."""
-
-    a: CurveArrays
-    rows: CouplingRows
-    evaluations: int
-
-    def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """x(μ) and dx/dc."""
-
-    def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """g(μ), x(μ) and dx/dc."""
-
-    def marginal_at_held(self) -> np.ndarray:
-        """Each source's marginal value of its next hour at the hours held [value per h]."""
-
-
-def _start(d: Evaluator) -> np.ndarray:
-    """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ)."""
-    rows = d.rows
-    mu = np.zeros(len(rows.b))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = d.marginal_at_held()
-        top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
-    if not (top > 0 and math.isfinite(top)):
-        return mu
-    x, _ = d.hours(mu, slopes=False)
-    if np.all(np.isfinite(x)) and np.all(rows.A @ x <= rows.b):
-        return mu  # every box bought meets every row: nothing is priced
-    lo, hi = math.log(top) + START_BRACKET[0], math.log(top) + START_BRACKET[1]
-    for _ in range(START_STEPS):
-        mid = 0.5 * (lo + hi)
-        mu[0] = math.exp(mid)
-        x, _ = d.hours(mu, slopes=False)
-        spent = rows.A[0] @ x if np.all(np.isfinite(x)) else math.inf
-        lo, hi = (lo, mid) if spent <= rows.b[0] else (mid, hi)
-    mu[0] = math.exp(hi)
-    return mu
-
-
 def solve_dual(a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None) -> Dual:
     """Minimise g over μ ≥ 0 by projected Newton steps from ``start`` (else the budget alone)."""
     return minimise(_Dual(a, rows), start)
-
-
-def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
-    """Minimise the dual ``d`` over μ ≥ 0 by projected Newton steps with a backtracking line
-    search, from ``start`` (else from the budget's multiplier alone)."""
-    rows = d.rows
-    mu = np.maximum(start, 0.0) if start is not None else _start(d)
-    g, x, slope = d.g(mu)
-    if not math.isfinite(g):
-        mu = _start(d)
-        g, x, slope = d.g(mu)
-    converged = False
-    A, b = rows.A, rows.b
-    kinky = isinstance(d, _Dual) and len(d.all_or_nothing) > 0
-    stalled_kinks = 0  # kink steps in a row that left g where it was
-    for _step in range(MAX_DUAL_STEPS):
-        grad = b - A @ x
-        scale = np.maximum(1.0, np.abs(b) + np.abs(A) @ np.abs(x))
-        projected = np.where(mu > 0, grad, np.minimum(grad, 0.0))
-        if np.all(np.abs(projected) <= DUAL_TOLERANCE * scale):
-            converged = True
-            break
-        if kinky and stalled_kinks < KINK_STALLS:
-            assert isinstance(d, _Dual)
-            stepped = d.kink_newton(mu, g, x, slope)
-            if stepped is not None:
-                stalled_kinks = stalled_kinks + 1 if stepped[1] >= g else 0
-                mu, g, x, slope = stepped
-                continue
-        stalled_kinks = 0
-        free = (mu > 0) | (grad < 0)
-        H = (A * (-slope)) @ A.T
-        Hf = H[np.ix_(free, free)]
-        ridge = NEWTON_RIDGE * max(float(np.trace(Hf)), 1e-300)
-        direction = np.zeros_like(mu)
-        try:
-            direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
-        except np.linalg.LinAlgError:
-            direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), 1e-300)
-        gradient_step = not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0
-        if gradient_step:
-            # no source is strictly inside its box (g is piecewise linear here): a gradient step,
-            # each row's scaled by the sources' rows as if each bought its box over a price band
-            # as wide as its price
-            c = np.abs(A.T @ mu)
-            weight = np.where(c > 0, d.a.room / np.maximum(c, 1e-300), 0.0)
-            weight = np.where(np.isfinite(weight), weight, 0.0)
-            diagonal = (A[free] ** 2) @ weight
-            if not np.all(diagonal > 0):
-                break
-            direction = np.zeros_like(mu)
-            direction[free] = grad[free] / diagonal
-        t = 1.0
-        flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
-        for _half in range(MAX_HALVINGS):
-            trial = np.maximum(mu - t * direction, 0.0)
-            asked = ARMIJO * float(grad @ (mu - trial))
-            g_new, x_new, slope_new = d.g(trial)
-            if math.isfinite(g_new) and (g_new <= g - asked or (flat and bool(within_resolution(g_new, g)))):
-                break
-            t *= 0.5
-        else:
-            break
-        if gradient_step and t < SHORTEST_GRADIENT_STEP:
-            break  # g piecewise linear and the gradient no way down: stalled at a kink
-        if gradient_step and t == 1.0:
-            # g is piecewise linear here and the scale of the step a guess: go on while g falls
-            # (a row whose multiplier should be 0 gets there, at the projection)
-            for _double in range(MAX_HALVINGS):
-                farther = np.maximum(mu - 2 * t * direction, 0.0)
-                if np.array_equal(farther, trial):
-                    break
-                g_far, x_far, slope_far = d.g(farther)
-                if not (math.isfinite(g_far) and g_far <= g_new):
-                    break
-                t, trial, g_new, x_new, slope_new = 2 * t, farther, g_far, x_far, slope_far
-        if kinky and t < 1.0:
-            # the step was cut short: where a linear source's kink lies between the step taken
-            # and the one refused, try it (the minimum along the step is often there)
-            assert isinstance(d, _Dual)
-            beyond = d.breakpoints(mu, direction)
-            beyond = beyond[(beyond > t) & (beyond < 2 * t)]
-            if len(beyond):
-                at_kink = np.maximum(mu - float(beyond[0]) * direction, 0.0)
-                g_kink, x_kink, slope_kink = d.g(at_kink)
-                if math.isfinite(g_kink) and g_kink <= g_new:
-                    trial, g_new, x_new, slope_new = at_kink, g_kink, x_kink, slope_kink
-        if np.array_equal(trial, mu):
-            break
-        mu, g, x, slope = trial, g_new, x_new, slope_new
-    return Dual(mu, x, g, converged, d.evaluations)
 
 
 def capacity_rows_of(problem: Problem) -> list[str]:

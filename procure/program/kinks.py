@@ -23,6 +23,9 @@ what a kink needs:
   boxes and the projected gradient ``b − A x`` (with those hours) meets the dual's tolerance,
   0 is in g's subdifferential: μ is the minimum, and x (the kinked sources bought in part) the
   optimum's hours;
+* :func:`pivot_step`, where no source is strictly inside its box (g is then piecewise linear
+  and Newton's steps have no curvature): the steepest descent along the kinks' hyperplanes, as
+  far as the next breakpoint — a dual simplex step;
 * :func:`on_kinks`, which of them a step ended on (it may be cut short, or clipped at μ ≥ 0):
   only those may be bought in part in the hours the gradient test reads.
 """
@@ -41,6 +44,8 @@ KINK_EXACT = 1e-12
 #: Where the kinks' system is singular (sources alike), its least-squares solution is taken
 #: where it solves the system within this share of the right-hand side's size [1].
 SYSTEM_RESIDUAL = 1e-9
+#: The projected descent of :func:`pivot_step` counts as 0 below this share of the gradient [1].
+PROJECTED_ZERO = 1e-12
 #: A kinked source's hours from :func:`kink_step` may leave its box by this share of the box
 #: (float noise) before the step is refused [1]; they are clipped to the box.
 BOX_SLACK = 1e-9
@@ -145,3 +150,69 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
     step = np.zeros_like(mu)
     step[free] = solution[: len(free)]
     return step, solution[len(free) :]
+
+
+def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kinked: np.ndarray,
+               entry: np.ndarray, leave: np.ndarray) -> np.ndarray | None:  # fmt: skip
+    """Where g has no curvature (no source strictly inside its box), the step along the kinks'
+    hyperplanes to the next breakpoint: g is linear there, so the step follows its steepest
+    descent projected on the hyperplanes (the kinked sources stay on their kinks) as far as the
+    first point where some other source's term bends, a multiplier reaches 0, or another source
+    reaches its kink.
+
+    Parameters
+    ----------
+    A, b : numpy.ndarray
+        The coupling rows ``A x ≤ b``.
+    mu, x : numpy.ndarray
+        Multipliers, ≥ 0, and the hours at them [value per unit, h].
+    kinked : numpy.ndarray
+        The linear sources at their kink (:func:`at_kinks`; may be empty).
+    entry, leave : numpy.ndarray
+        Per source, the price in multipliers below which it buys more than nothing (its marginal
+        value at the hours held) and below which it buys less than its box (at its box's end;
+        both its rate for a linear source) [value per h].
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The multipliers at that breakpoint; None where the projected descent is 0 (no way down
+        along the hyperplanes) or no breakpoint lies ahead.
+    """
+    others = x.copy()
+    others[kinked] = 0.0
+    grad = b - A @ others
+    free = (mu > 0) | (grad < 0) | (b - A @ x < 0)
+    direction = np.zeros_like(mu)
+    for _pass in range(2):  # once more with the rows that would go below 0 held at 0
+        F = np.flatnonzero(free)
+        if len(F) == 0:
+            return None
+        d = -grad[F]
+        if len(kinked):
+            N = A[np.ix_(F, kinked)]
+            d = d - N @ np.linalg.lstsq(N, d, rcond=None)[0]
+        direction = np.zeros_like(mu)
+        direction[F] = d
+        stuck = (mu <= 0) & (direction < 0)
+        if not stuck.any():
+            break
+        free &= ~stuck
+    else:
+        return None
+    scale = float(np.max(np.abs(grad), initial=0.0))
+    if not np.any(np.abs(direction) > PROJECTED_ZERO * max(scale, 1e-300)):
+        return None
+    c, dc = A.T @ mu, A.T @ direction
+    lengths = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for threshold in (entry, leave):
+            t = (threshold - c) / dc
+            t[kinked] = np.inf
+            lengths.append(t)
+        lengths.append(np.where(direction < 0, -mu / direction, np.inf))
+    t = np.concatenate(lengths)
+    t = t[np.isfinite(t) & (t > 0)]
+    if len(t) == 0:
+        return None
+    return np.maximum(mu + float(np.min(t)) * direction, 0.0)

@@ -44,6 +44,7 @@ from .dual import (
     eligible,
     within_resolution,
 )
+from .kinks import KINK_TOLERANCE
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
@@ -174,6 +175,14 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         projected = np.where(mu_s > 0, grad, np.minimum(grad, 0.0))
         done = np.all(np.abs(projected) <= DUAL_TOLERANCE * scale, axis=1)
         active[sel[done]] = False
+        if len(d.linear):
+            # a linear source at its kink: the batch does not step along kinks, so the scenario
+            # is left where it is, for its dual on its own (procure.program.kinks)
+            c = np.einsum("kmn,km->kn", A[:, :, d.linear], mu_s)
+            r = d.rate[sel][:, d.linear]
+            kinked = np.any((r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r), axis=1) & ~done
+            active[sel[kinked]] = False
+            done = done | kinked
         keep = ~done
         sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]
         if not len(sel):

@@ -4,8 +4,10 @@ A linear source takes all or nothing at a price, so where the optimum buys one i
 dual's minimum lies on its kink, where g has no gradient. The dual then steps along the kinks'
 hyperplanes and reads the kinked sources' hours as their multipliers (``procure.program.kinks``).
 
-Oracles written here, apart from the code: two small programs whose optimum is worked out by
-hand (one kink; two kinks at a vertex of the budget and a capacity), and, on random ledgers with
+Oracles written here, apart from the code: small programs whose optimum is worked out by hand
+(one kink; two kinks at a vertex of the budget and a capacity; only linear sources, a vertex
+where g has no curvature at all); SciPy's SLSQP on small random programs; the Pyomo program
+solved on its own for scenarios of a ledger with linear curves; and, on random ledgers with
 linear curves, the dual's own hours: a plan that meets every row and is worth the dual bound
 within float noise is optimal (weak duality), whatever the code that found it.
 """
@@ -13,15 +15,22 @@ within float noise is optimal (weak duality), whatever the code that found it.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from procure import from_ledger
+from procure.ledger import load_ledger
+from procure.ledger.scenarios import ledger_scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import CurveArrays, source_arrays
+from procure.program.certify import dual_certified
 from procure.program.dual import CouplingRows, capacity_rows_of, coupling_rows, solve_dual
+from procure.program.scenarios import scenario_problem
 from procure.program.solve import Program
+
+TOLERANCE = 1e-4
 
 LINEAR_MIXES = [("linear", "log"), ("log", "exp", "linear"), ("log", "exp", "power", "linear")]
 CASES = [(seed, mix, m) for seed in range(6) for mix in LINEAR_MIXES for m in (0.5, 2.0)]
@@ -172,3 +181,35 @@ def test_small_programs_with_linear_sources_agree_with_slsqp(seed):
     A[0] = rng.uniform(0.5, 2.0, n)  # the budget: every source costs something
     rows = CouplingRows([f"row{q}" for q in range(r)], A, A @ a.room * rng.uniform(0.1, 0.9, r))
     _check_against_slsqp(a, rows)
+
+
+def test_all_linear_sources_at_a_vertex_by_hand():
+    # two linear sources (rates 1 and 0.5, $1/h each), budget $100 and a capacity 30 that source
+    # A uses 1 a hour and B 0.1: no source has curvature, so the minimum is a vertex, where
+    # λ + ν = 1 and λ + 0.1 ν = 0.5 (ν = 5/9, λ = 4/9) and x_A + x_B = 100, x_A + 0.1 x_B = 30
+    # (x_B = 700/9, x_A = 200/9); worth 200/9 + 350/9 = 550/9
+    a = _arrays(["linear", "linear"], [1.0, 0.5], [100.0, 100.0], [math.nan, math.nan])
+    rows = CouplingRows(["budget", "capacity"], np.array([[1.0, 1.0], [1.0, 0.1]]), np.array([100.0, 30.0]))
+    dual = solve_dual(a, rows)
+    assert dual.converged
+    assert dual.mu == pytest.approx([4 / 9, 5 / 9], rel=1e-9)
+    assert dual.x == pytest.approx([200 / 9, 700 / 9], rel=1e-9)
+    assert dual.bound == pytest.approx(550 / 9, rel=1e-12)
+
+
+def test_the_scenarios_of_a_ledger_with_linear_curves_are_certified_by_the_dual():
+    # the default ledger with its twin and simulated sources' curves linear: at the scenarios'
+    # optima the accelerators bind and the twin is bought in part (a kink where no source is
+    # strictly inside its box); the dual alone must certify most of them, each to the value
+    # the Pyomo program solved on its own gives
+    ledger = load_ledger()
+    s = ledger.sources.copy()
+    s.loc[s["source"].isin(["twin", "sim"]), "curve"] = "linear"
+    linear = replace(ledger, sources=s)
+    sp = scenario_problem(from_ledger(linear, budget=100_000), ledger_scenarios(linear, samples=40, seed=0))
+    found = [dual_certified(sp.scenario(k), TOLERANCE) for k in range(sp.count)]
+    assert sum(f is not None for f in found) >= 0.9 * sp.count
+    for k in range(0, sp.count, 8):
+        if found[k] is not None:
+            alone = Program(sp.scenario(k), tolerance=TOLERANCE, dual_guide=False).solve()
+            assert found[k][0] == pytest.approx(alone.value, rel=2 * TOLERANCE)
