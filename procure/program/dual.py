@@ -223,7 +223,7 @@ class _Dual:
             if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
                 # the hours in part only where the step ends on the kink (not cut short, not
                 # clipped at μ ≥ 0): elsewhere each source's term is maximised by all or nothing
-                on = on_kinks(self.rows.A, self.a.rate, kinked, mu_new)
+                on = on_kinks(self.rows.A, self.a.rate, self.a.room, kinked, mu_new, g_new)
                 x_new = x_new.copy()
                 x_new[kinked[on]] = hours[on]
                 return mu_new, g_new, x_new, slope_new

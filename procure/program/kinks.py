@@ -37,9 +37,9 @@ import numpy as np
 #: A linear source is taken to be at its kink where its price in multipliers is within this
 #: share of its rate [1]; :func:`kink_step` then puts it on the kink exactly.
 KINK_TOLERANCE = 1e-6
-#: A kinked source is on its hyperplane, so that any hours in its box maximise its term of g,
-#: where its price in multipliers is within this share of its rate [1]: g then differs from the
-#: value of those hours by at most this share of ρσφ times them (float noise).
+#: A kinked source is on its hyperplane, so that any hours in its box may be read as its
+#: hours, where its term of g could differ from their value by at most this share of
+#: max(1, abs(g)): its price in multipliers less its rate, times its box [1] (float noise).
 KINK_EXACT = 1e-12
 #: Where the kinks' system is singular (sources alike), its least-squares solution is taken
 #: where it solves the system within this share of the right-hand side's size [1].
@@ -62,11 +62,16 @@ def at_kinks(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray
     return linear[(r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r)]
 
 
-def on_kinks(A: np.ndarray, rate: np.ndarray, kinked: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """True for each of the ``kinked`` sources whose price in multipliers at ``mu`` is within
-    :data:`KINK_EXACT` of its rate: on its hyperplane, where it may be bought in part."""
-    r = rate[kinked]
-    return np.abs(A[:, kinked].T @ mu - r) <= KINK_EXACT * r
+def on_kinks(A: np.ndarray, rate: np.ndarray, room: np.ndarray, kinked: np.ndarray, mu: np.ndarray,
+             g: float) -> np.ndarray:  # fmt: skip
+    """True for each of the ``kinked`` sources on its hyperplane at ``mu``, where it may be
+    bought in part: its price in multipliers less its rate, times its box ``room`` [h], within
+    :data:`KINK_EXACT` of max(1, abs(g)) (a box without end only exactly on its kink)."""
+    off = np.abs(A[:, kinked].T @ mu - rate[kinked])
+    box = room[kinked]
+    with np.errstate(invalid="ignore"):
+        spread = np.where(off == 0, 0.0, off * box)
+    return spread <= KINK_EXACT * max(1.0, abs(g))
 
 
 def breakpoints(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray,
