@@ -10,6 +10,10 @@ import pandas as pd
 #: A scalar, a numpy array or a pandas Series; formulas return the shape of the broadcast inputs.
 ArrayLike = Any
 
+#: The least a divisor that may be 0 is taken to be, so that a quotient stays finite: far below
+#: any quantity of the program in its units (hours, dollars, multipliers, value) [1].
+DIVISION_FLOOR = 1e-300
+
 
 def like(values: Any, *inputs: ArrayLike) -> ArrayLike:
     """Return ``values`` as a Series if any input was one, a scalar if all were scalars.

@@ -16,6 +16,7 @@ import pyomo.environ as pyo
 from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import TerminationCondition
 
+from ..arrays import DIVISION_FLOOR
 from .highs import quiet_solver
 from .model import BuiltModel
 
@@ -102,7 +103,7 @@ def diagnose(built: BuiltModel, *, money: bool = False) -> str:
     parts = []
     for key, share in p.max_share.items():
         members = p.members(key)
-        least_share = held_e[members].sum() / max(held_e[members].sum() + most_e[~members].sum(), 1e-300)
+        least_share = held_e[members].sum() / max(held_e[members].sum() + most_e[~members].sum(), DIVISION_FLOOR)
         if least_share > share:
             parts.append(
                 f"{key} is at least {100 * least_share:.1f} % of the effective hours (bound {100 * share:g} %)"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -159,10 +160,17 @@ class _Dual:
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
         self.all_or_nothing = np.flatnonzero(self.linear & grows)
         self.evaluations = 0
-        #: Per source, the prices in multipliers at which it starts to buy and stops buying its
-        #: whole box (:meth:`pivot`; computed when first needed) [value per h].
-        self._entry: np.ndarray | None = None
-        self._leave: np.ndarray | None = None
+
+    @cached_property
+    def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per source, the prices in multipliers below which it buys more than nothing (its
+        marginal value at the hours held) and below which it buys less than its box (at the
+        box's end; 0 for a box without end) [value per h] (for :meth:`pivot`)."""
+        a = self.a
+        with np.errstate(all="ignore"):
+            end = np.where(np.isfinite(a.room), a.rate * (a.held + a.room), np.inf)
+            at_end = np.asarray(value.derivative(end, a.curve, a.k, a.shape), dtype=float) * a.rate
+        return self.marginal_at_held(), np.where(np.isfinite(a.room), np.nan_to_num(at_end, nan=0.0), 0.0)
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box, and dx/dc where a smooth source is strictly inside it."""
@@ -233,16 +241,8 @@ class _Dual:
         """Where no source is strictly inside its box, the step along the kinks' hyperplanes to
         the next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
         hours and dx/dc there, where g does not rise beyond its float resolution; else None."""
-        a = self.a
-        if self._entry is None:
-            with np.errstate(all="ignore"):
-                end = np.where(np.isfinite(a.room), a.rate * (a.held + a.room), np.inf)
-                at_end = np.asarray(value.derivative(end, a.curve, a.k, a.shape), dtype=float) * a.rate
-            self._entry = self.marginal_at_held()
-            self._leave = np.where(np.isfinite(a.room), np.nan_to_num(at_end, nan=0.0), 0.0)
-        assert self._leave is not None
-        kinked = at_kinks(self.rows.A, a.rate, self.all_or_nothing, mu)
-        trial = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, self._entry, self._leave)
+        kinked = at_kinks(self.rows.A, self.a.rate, self.all_or_nothing, mu)
+        trial = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, *self.thresholds)
         if trial is None:
             return None
         g_new, x_new, slope_new = self.g(trial)

@@ -45,6 +45,9 @@ SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
 INF = highspy.kHighsInf
 #: HiGHS's default LP method: the dual simplex (warm from a basis where one exists).
 SIMPLEX = "choose"
+#: The least time a solve is given, however little is left of its deadline [s]: HiGHS then
+#: stops at once with its status "time", which the caller reports.
+LEAST_TIME_LIMIT = 1e-3
 
 
 #: One capture of the process's output at a time: the capture redirects the process's own file
@@ -291,7 +294,7 @@ class HighsModel:
         point and crossover); where the crossover does not end cleanly, the cold method runs.
         """
         h = self.h
-        h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, 1e-3)))
+        h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, LEAST_TIME_LIMIT)))
         h.setOptionValue("mip_rel_gap", float(rel_gap))
         warm = bool(h.getBasis().valid)
         if not warm and start is not None and not self.integer.any():

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import DIVISION_FLOOR
+
 #: A linear source is taken to be at its kink where its price in multipliers is within this
 #: share of its rate [1]; :func:`kink_step` then puts it on the kink exactly.
 KINK_TOLERANCE = 1e-6
@@ -132,11 +134,8 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
                     slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
     """The step Δμ and the kinked sources' hours of the system in the module's docstring; None
     where it is singular."""
-    others = x.copy()
-    others[kinked] = 0.0
-    grad = b - A @ others
-    # the rows that bind: priced, or broken with the kinked sources at 0 or at their hours now
-    free = np.flatnonzero((mu > 0) | (grad < 0) | (b - A @ x < 0))
+    grad, binding = _binding_rows(A, b, mu, x, kinked)
+    free = np.flatnonzero(binding)
     if len(free) == 0:
         return None
     Af, AL = A[free], A[np.ix_(free, kinked)]
@@ -155,6 +154,16 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
     step = np.zeros_like(mu)
     step[free] = solution[: len(free)]
     return step, solution[len(free) :]
+
+
+def _binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
+                  kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """g's gradient with the ``kinked`` sources' hours left out, ``b − A x_others``, and the rows
+    that bind: priced, or broken with the kinked sources at 0 or at their hours ``x`` now."""
+    others = x.copy()
+    others[kinked] = 0.0
+    grad = b - A @ others
+    return grad, (mu > 0) | (grad < 0) | (b - A @ x < 0)
 
 
 def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kinked: np.ndarray,
@@ -184,10 +193,7 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
         The multipliers at that breakpoint; None where the projected descent is 0 (no way down
         along the hyperplanes) or no breakpoint lies ahead.
     """
-    others = x.copy()
-    others[kinked] = 0.0
-    grad = b - A @ others
-    free = (mu > 0) | (grad < 0) | (b - A @ x < 0)
+    grad, free = _binding_rows(A, b, mu, x, kinked)
     direction = np.zeros_like(mu)
     for _pass in range(2):  # once more with the rows that would go below 0 held at 0
         F = np.flatnonzero(free)
@@ -206,7 +212,7 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     else:
         return None
     scale = float(np.max(np.abs(grad), initial=0.0))
-    if not np.any(np.abs(direction) > PROJECTED_ZERO * max(scale, 1e-300)):
+    if not np.any(np.abs(direction) > PROJECTED_ZERO * max(scale, DIVISION_FLOOR)):
         return None
     c, dc = A.T @ mu, A.T @ direction
     lengths = []

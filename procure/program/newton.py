@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..arrays import DIVISION_FLOOR
 from .bounds import CurveArrays
 
 #: The dual's projected gradient, as a share of each row's scale, at which it stops [1].
@@ -42,7 +43,8 @@ START_BRACKET = (-60.0, 1.0)
 #: its box leaves the system solvable [1].
 NEWTON_RIDGE = 1e-12
 #: Kink steps (:meth:`KinkedEvaluator.kink_newton`) in a row that leave g where it was before the method
-#: takes a plain Newton step instead.
+#: takes a plain Newton step instead; in the batch of scenarios
+#: (:mod:`procure.program.wait_and_see`), kink and dual simplex steps before a scenario leaves it.
 KINK_STALLS = 2
 #: Bisection steps of the budget's multiplier alone, on a log scale of width 61, that start
 #: the method: to about 1e-8 of λ, from where Newton's steps take over.
@@ -195,12 +197,12 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         free = (mu > 0) | (grad < 0)
         H = (A * (-slope)) @ A.T
         Hf = H[np.ix_(free, free)]
-        ridge = NEWTON_RIDGE * max(float(np.trace(Hf)), 1e-300)
+        ridge = NEWTON_RIDGE * max(float(np.trace(Hf)), DIVISION_FLOOR)
         direction = np.zeros_like(mu)
         try:
             direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
         except np.linalg.LinAlgError:
-            direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), 1e-300)
+            direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), DIVISION_FLOOR)
         gradient_step = not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0
         if gradient_step and kd is not None:
             pivoted = kd.pivot(mu, g, x)
@@ -212,7 +214,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             # each row's scaled by the sources' rows as if each bought its box over a price band
             # as wide as its price
             c = np.abs(A.T @ mu)
-            weight = np.where(c > 0, d.a.room / np.maximum(c, 1e-300), 0.0)
+            weight = np.where(c > 0, d.a.room / np.maximum(c, DIVISION_FLOOR), 0.0)
             weight = np.where(np.isfinite(weight), weight, 0.0)
             diagonal = (A[free] ** 2) @ weight
             if not np.all(diagonal > 0):

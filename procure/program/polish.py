@@ -52,6 +52,9 @@ RELEASE_MARGIN = 1e-12
 #: The polished plan's rows may exceed their right-hand side by this share of their scale [1]:
 #: float noise, far below HiGHS's own feasibility tolerance (1e-7).
 FEASIBILITY = 1e-9
+#: A binding row whose plan leaves it slack by more than this share of its scale, with a
+#: positive multiplier, stops binding in the next active set [1] (HiGHS's feasibility tolerance).
+SLACK_SHARE = 1e-7
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,7 @@ def exact_hours(
             state = np.where(below, 1, np.where(above, 2, state))
             changed = True
         scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
-        slack = binding & (rows.A @ x < rows.b - 1e-7 * scale) & (mu > 0)
+        slack = binding & (rows.A @ x < rows.b - SLACK_SHARE * scale) & (mu > 0)
         negative = binding & ((mu < 0) | slack)
         if negative.any():
             binding &= ~negative

@@ -30,6 +30,12 @@ REACH_NOISE = 1e-9
 #: Relative margin above the least money that meets the mix bounds at which target mode starts
 #: its bracket: float noise, a hundredth of HiGHS's feasibility tolerance [1].
 FLOOR_MARGIN = 1e-9
+#: The least first budget target mode tries where its sources' best value per dollar is
+#: known [$]: a budget must be > 0.
+LEAST_FIRST_BUDGET = 1e-9
+#: The least money the bracket's width and the gap are taken relative to [$] (a target the
+#: hours held reach needs none).
+LEAST_MONEY_SCALE = 1e-12
 #: Most budget-mode solves target mode makes while bracketing and narrowing the money.
 MAX_TARGET_STEPS = 200
 
@@ -121,7 +127,7 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
         with np.errstate(divide="ignore", invalid="ignore"):
             best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
         guess = target / best_rate if best_rate > 0 else 1.0
-        budget = min(max(guess, 2 * floor, 1e-9), most)
+        budget = min(max(guess, 2 * floor, LEAST_FIRST_BUDGET), most)
     # Bracket: grow the budget until its plan reaches the target.
     while hi_r is None:
         steps += 1
@@ -144,7 +150,7 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     same_side, last = 0, ""
     while lo_r is not None:  # None: the hours held reach the target, no money needed
         top = min(hi, program.money(hi_r))
-        hair = 0.5 * program.tolerance * max(top, 1e-12)
+        hair = 0.5 * program.tolerance * max(top, LEAST_MONEY_SCALE)
         if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
             break
         steps += 1
@@ -169,5 +175,5 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     if lo_r is None:  # the least money that meets the mix bounds already reaches the target
         lo = floor_bound
     spent = program.money(final)
-    gap = max(0.0, spent - lo) / max(spent, 1e-12)
+    gap = max(0.0, spent - lo) / max(spent, LEAST_MONEY_SCALE)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)

@@ -15,10 +15,13 @@ optimum for every ``μ_ω ≥ 0`` (weak duality); the hours there, clipped to th
 hours that break a coupling row (by float noise) scaled down until it holds
 (:func:`within_rows`), are a feasible plan whose true value is a lower bound. A scenario is
 certified when the two are within the tolerance; its value is the lower bound (a plan's
-value). A scenario that is not certified gets ``None``, and the caller solves it on its own:
-where a linear source sits at the margin (its hours are all or nothing at a price), or where
-the Newton steps stall (every source at a bound of its box while a capacity is broken: no
-curvature to step with).
+value). Where a linear source of a scenario reaches its kink, that scenario takes a kink step
+(:mod:`procure.program.batch_kinks`), its kinked sources' hours read where it ends on their
+hyperplanes; where no kink step holds, or no source is strictly inside its box (no curvature
+for Newton), a dual simplex step (:func:`procure.program.kinks.pivot_step`). A scenario that is
+not certified gets ``None``, and the caller solves it on its own: where no step makes its g
+fall, or g stays where it is for more than :data:`~procure.program.newton.KINK_STALLS` steps
+in a row.
 """
 
 from __future__ import annotations
@@ -27,14 +30,18 @@ import math
 
 import numpy as np
 
+from ..arrays import DIVISION_FLOOR
 from ..curves import REGISTRY
+from .batch_kinks import batch_kink_step, kinked_sources, on_hyperplanes
 from .bounds import CurveArrays, source_arrays
 from .dual import (
     ARMIJO,
     DUAL_TOLERANCE,
+    KINK_STALLS,
     MAX_DUAL_STEPS,
     MAX_HALVINGS,
     NEWTON_RIDGE,
+    STALL_RESOLUTION,
     START_BRACKET,
     START_STEPS,
     at_resolution,
@@ -44,7 +51,7 @@ from .dual import (
     eligible,
     within_resolution,
 )
-from .kinks import KINK_TOLERANCE
+from .kinks import pivot_step
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
@@ -80,6 +87,21 @@ class BatchDual:
         self.groups = [(entry, np.flatnonzero((curve == name) & ~linear)) for name, entry in REGISTRY.items()]
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
         self.evaluations = 0
+        #: Per scenario and source, the price in multipliers below which it buys more than
+        #: nothing (its marginal value at the hours held) and below which it buys less than its
+        #: box (at the box's end; 0 for a box without end), both its rate for a linear source
+        #: [value per h] (:func:`procure.program.kinks.pivot_step`).
+        self.entry, self.leave = np.zeros_like(rate), np.zeros_like(rate)
+        bounded = np.isfinite(room)
+        with np.errstate(all="ignore"):
+            for entry, idx in self.groups:
+                r = rate[:, idx]
+                self.entry[:, idx] = entry.derivative(r * held[idx], k[:, idx], shape[idx]) * r
+                end = np.where(bounded[idx], r * (held[idx] + room[idx]), np.inf)
+                at_end = np.nan_to_num(entry.derivative(end, k[:, idx], shape[idx]) * r, nan=0.0)
+                self.leave[:, idx] = np.where(bounded[idx], at_end, 0.0)
+        self.entry[:, self.linear] = rate[:, self.linear]
+        self.leave[:, self.linear] = np.where(bounded[self.linear], rate[:, self.linear], 0.0)
 
     def prices(self, mu: np.ndarray, sel: np.ndarray) -> np.ndarray:
         """Each source's price in multipliers, ``(Aᵀμ)_s``, for the scenarios ``sel`` [value per h]."""
@@ -133,13 +155,7 @@ class BatchDual:
         mu = np.zeros((count, m))
         budget_row = self.A[:, 0, :]
         with np.errstate(all="ignore"):
-            marginal = np.zeros_like(self.rate)
-            for entry, idx in self.groups:
-                e = self.rate[:, idx] * self.held[idx]
-                marginal[:, idx] = entry.derivative(e, self.k[:, idx], self.shape[idx]) * self.rate[:, idx]
-            if len(self.linear):
-                marginal[:, self.linear] = self.rate[:, self.linear]
-            top = np.max(np.where(budget_row > 0, marginal / budget_row, 0.0), axis=1, initial=0.0)
+            top = np.max(np.where(budget_row > 0, self.entry / budget_row, 0.0), axis=1, initial=0.0)
         priced = (top > 0) & np.isfinite(top)
         log_top = np.log(np.where(priced, top, 1.0))
         lo, hi = log_top + START_BRACKET[0], log_top + START_BRACKET[1]
@@ -164,6 +180,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mu = d.start()
     g, x, slope = d.g(mu, every)
     active = np.isfinite(g)
+    stalls = np.zeros(count, dtype=np.int64)
     eye = np.eye(m)
     for _step in range(MAX_DUAL_STEPS):
         sel = np.flatnonzero(active)
@@ -176,22 +193,21 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         done = np.all(np.abs(projected) <= DUAL_TOLERANCE * scale, axis=1)
         active[sel[done]] = False
         if len(d.linear):
-            # a linear source at its kink: the batch does not step along kinks, so the scenario
-            # is left where it is, for its dual on its own (procure.program.kinks)
-            c = np.einsum("kmn,km->kn", A[:, :, d.linear], mu_s)
-            r = d.rate[sel][:, d.linear]
-            kinked = np.any((r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r), axis=1) & ~done
-            active[sel[kinked]] = False
-            done = done | kinked
+            # a linear source at its kink: a kink step instead (procure.program.batch_kinks)
+            kinked = kinked_sources(A[:, :, d.linear], d.rate[sel][:, d.linear], mu_s) & ~done[:, None]
+            at_kink = kinked.any(axis=1)
+            if at_kink.any():
+                _kink_steps(d, sel[at_kink], kinked[at_kink], mu, g, x, slope, stalls, active)
+            done = done | at_kink
         keep = ~done
         sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]
         if not len(sel):
-            break
+            continue  # every scenario left took a kink step
         free = (mu_s > 0) | (grad < 0)
         both = free[:, :, None] & free[:, None, :]
         H = np.where(both, np.einsum("kmn,kn,kln->kml", A, -slope[sel], A), 0.0)
         trace = np.einsum("kii->k", H)
-        ridge = NEWTON_RIDGE * np.maximum(trace, 1e-300)
+        ridge = NEWTON_RIDGE * np.maximum(trace, DIVISION_FLOOR)
         # rows not free get a unit diagonal and no gradient: no step there
         H = H + eye[None] * np.where(free, ridge[:, None], 1.0)[:, :, None]
         rhs = np.where(free, grad, 0.0)
@@ -202,7 +218,8 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             except np.linalg.LinAlgError:
                 direction = np.full_like(rhs, np.nan)
         stalled |= ~np.all(np.isfinite(direction), axis=1)
-        active[sel[stalled]] = False
+        if stalled.any():  # no curvature: g is piecewise linear here, a dual simplex step instead
+            _pivots(d, sel[stalled], mu, g, x, slope, stalls, active)
         ok_rows = ~stalled
         sel, mu_s, grad, direction = sel[ok_rows], mu_s[ok_rows], grad[ok_rows], direction[ok_rows]
         t = np.ones(len(sel))
@@ -225,6 +242,61 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             t[rows[~ok]] *= 0.5
         active[sel[pending]] = False
     return mu, g, x
+
+
+def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray,
+                slope: np.ndarray, stalls: np.ndarray, active: np.ndarray) -> None:  # fmt: skip
+    """The kink steps of the scenarios ``idx`` (K' × L booleans ``kinked``), written into ``mu``,
+    ``g``, ``x`` and ``slope`` where g does not rise beyond its resolution; the hours read at
+    the new multipliers are the kinked sources' from the step where they are on their
+    hyperplanes. A scenario with no kink step, or whose step raises g, takes a dual simplex step
+    instead (:func:`_pivots`); one whose g has not fallen in more than
+    :data:`~procure.program.newton.KINK_STALLS` steps in a row leaves the batch (``active``
+    False), for its dual on its own."""
+    lin = d.linear
+    new_mu, hours, on, ok = batch_kink_step(d.A[idx], d.b[idx], d.rate[idx], d.room, lin, mu[idx], x[idx],
+                                            slope[idx], kinked)  # fmt: skip
+    trial = np.where(ok[:, None], np.maximum(new_mu, 0.0), mu[idx])
+    g_new, x_new, slope_new = d.g(trial, idx)
+    on &= on_hyperplanes(d.A[idx][:, :, lin], d.rate[idx][:, lin], d.room[lin], trial, g_new)
+    x_new[:, lin] = np.where(on, hours, x_new[:, lin])
+    g_old = g[idx]
+    taken = ok & np.isfinite(g_new) & within_resolution(g_new, g_old)
+    fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
+    stalls[idx] = np.where(taken, np.where(fell, 0, stalls[idx] + 1), stalls[idx])
+    t = idx[taken]
+    mu[t], g[t], x[t], slope[t] = trial[taken], g_new[taken], x_new[taken], slope_new[taken]
+    active[idx[stalls[idx] > KINK_STALLS]] = False
+    if not taken.all():
+        _pivots(d, idx[~taken], mu, g, x, slope, stalls, active)
+
+
+def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray, slope: np.ndarray,
+            stalls: np.ndarray, active: np.ndarray) -> None:  # fmt: skip
+    """The dual simplex steps (:func:`procure.program.kinks.pivot_step`) of the scenarios
+    ``idx``, where g has no curvature or no kink step holds: written into ``mu``, ``g``, ``x``
+    and ``slope`` where g does not rise beyond its resolution (``stalls`` counts the steps in a
+    row that leave g where it was); a scenario with no such step, or stalled, leaves the batch
+    (``active`` False), for its dual on its own."""
+    lin = d.linear
+    trial = mu[idx].copy()
+    stepped = np.zeros(len(idx), dtype=bool)
+    for q, r in enumerate(idx.tolist()):
+        kinked = lin[kinked_sources(d.A[r : r + 1][:, :, lin], d.rate[r : r + 1, lin], mu[r : r + 1])[0]]
+        found = pivot_step(d.A[r], d.b[r], mu[r], x[r], kinked, d.entry[r], d.leave[r])
+        if found is not None:
+            trial[q], stepped[q] = found, True
+    if stepped.any():
+        s = idx[stepped]
+        g_new, x_new, slope_new = d.g(trial[stepped], s)
+        g_old = g[s]
+        taken = np.isfinite(g_new) & within_resolution(g_new, g_old)
+        fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
+        stalls[s] = np.where(taken & fell, 0, stalls[s] + 1)
+        t = s[taken]
+        mu[t], g[t], x[t], slope[t] = trial[stepped][taken], g_new[taken], x_new[taken], slope_new[taken]
+        active[s[~taken | (stalls[s] > KINK_STALLS)]] = False
+    active[idx[~stepped]] = False
 
 
 def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...arrays import DIVISION_FLOOR
 from ...errors import InputError
 from ...fit_defaults import SCORE_LIKELIHOODS, SCORE_LINKS, SUCCESS_LINKS
 from ...ledger import Ledger, load_ledger
@@ -207,7 +208,7 @@ def mix_warnings(runs: Runs) -> list[str]:
     if np.all(h == h[0]):
         return [f"all {runs.count} runs have the same mix: the runs cannot tell the sources apart nor where value "
                 "saturates; what is fitted is mostly the prior"]  # fmt: skip
-    if h.shape[1] > 1 and np.linalg.matrix_rank(h / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)) <= 1:
+    if h.shape[1] > 1 and np.linalg.matrix_rank(h / np.maximum(h.sum(axis=1, keepdims=True), DIVISION_FLOOR)) <= 1:
         return ["the runs' mixes are all in the same proportions: the sources' exchange rates cannot be told apart "
                 "from one another, only their weighted sum"]  # fmt: skip
     return []

@@ -1,0 +1,156 @@
+"""Kink steps of many scenarios' duals at once: :func:`procure.program.kinks.kink_step` over a
+batch of K scenarios that share their sources.
+
+Where a linear source of scenario ω is at its kink (its price in multipliers within
+:data:`~procure.program.kinks.KINK_TOLERANCE` of its rate), ω's step is Newton's step on g_ω
+restricted to its kinked sources' hyperplanes, the saddle system of :mod:`procure.program.kinks`.
+The scenarios' systems differ in which rows bind and which linear sources are kinked, so each is
+written over all m rows and all L linear sources: a row that does not bind gets the equation
+Δμ_r = 0, a linear source that is not kinked the equation x_s = 0, and the K systems of size
+m + L are solved by one call of ``numpy.linalg.solve``. A kinked source whose hours would leave
+its box leaves its hyperplane, and that scenario's system is solved again without it, as
+:func:`~procure.program.kinks.kink_step` does; a singular system (sources alike) is solved by
+least squares where that solves it, else that scenario has no kink step.
+
+None of this enters a certificate: each scenario's bound is g_ω at its final multipliers and its
+plan the hours there, judged by :mod:`procure.program.wait_and_see` as every scenario is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kinks import BOX_SLACK, KINK_EXACT, KINK_TOLERANCE, SYSTEM_RESIDUAL
+
+
+def kinked_sources(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Which linear sources of each scenario are at their kink: price in multipliers within
+    :data:`~procure.program.kinks.KINK_TOLERANCE` of a positive rate (K × L booleans).
+
+    Parameters
+    ----------
+    A_lin : numpy.ndarray
+        The coupling rows' coefficients of the linear sources, K × m × L.
+    rate_lin : numpy.ndarray
+        Their rates ρσφ, K × L [effective h per h].
+    mu : numpy.ndarray
+        Multipliers, K × m [value per unit].
+    """
+    c = np.einsum("kml,km->kl", A_lin, mu)
+    return (rate_lin > 0) & (np.abs(c - rate_lin) <= KINK_TOLERANCE * rate_lin)
+
+
+def on_hyperplanes(A_lin: np.ndarray, rate_lin: np.ndarray, room_lin: np.ndarray, mu: np.ndarray,
+                   g: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`procure.program.kinks.on_kinks` per scenario: where a linear source's price less
+    its rate, times its box ``room_lin`` [h], is within
+    :data:`~procure.program.kinks.KINK_EXACT` of max(1, abs(g_ω)), so that any hours in its box
+    may be read as its hours (K × L booleans; a box without end only exactly on its kink)."""
+    off = np.abs(np.einsum("kml,km->kl", A_lin, mu) - rate_lin)
+    with np.errstate(invalid="ignore"):
+        spread = np.where(off == 0, 0.0, off * room_lin[None, :])
+    return spread <= KINK_EXACT * np.maximum(1.0, np.abs(g))[:, None]
+
+
+def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
+                    mu: np.ndarray, x: np.ndarray, slope: np.ndarray,
+                    kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Each scenario's kink step (see the module).
+
+    Parameters
+    ----------
+    A, b : numpy.ndarray
+        Each scenario's coupling rows, K × m × n, and right-hand sides, K × m.
+    rate : numpy.ndarray
+        Each scenario's rates ρσφ, K × n [effective h per h].
+    room : numpy.ndarray
+        Each source's box, n [h].
+    linear : numpy.ndarray
+        Indices of the L linear sources.
+    mu, x, slope : numpy.ndarray
+        Multipliers (K × m, ≥ 0), the hours at them and dx/dc of the smooth sources strictly
+        inside their boxes (K × n).
+    kinked : numpy.ndarray
+        K × L booleans, from :func:`kinked_sources`.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        The multipliers after the step (K × m, not yet clipped to μ ≥ 0); the linear sources'
+        hours in their boxes (K × L, 0 where not kinked) [h]; which linear sources are still on
+        their hyperplane in the step (K × L); and which scenarios have a step (K). A scenario has
+        none where its system is singular and has no solution, or no kinked source is left.
+    """
+    K, m, _n = A.shape
+    L = len(linear)
+    A_lin = A[:, :, linear]
+    others = x.copy()
+    others[:, linear] = np.where(kinked, 0.0, x[:, linear])
+    grad = b - np.einsum("kmn,kn->km", A, others)
+    broken = b - np.einsum("kmn,kn->km", A, x) < 0
+    free = (mu > 0) | (grad < 0) | broken
+    curvature = np.einsum("kmn,kn,kln->kml", A, -slope, A)
+    gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, mu)
+    box = room[linear]
+    size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
+    kin = kinked.copy()
+    step = np.zeros((K, m))
+    hours = np.zeros((K, L))
+    ok = np.zeros(K, dtype=bool)
+    pending = kin.any(axis=1) & free.any(axis=1)
+    for _change in range(L + m):
+        rows = np.flatnonzero(pending)
+        if not len(rows):
+            break
+        k_, f_ = kin[rows], free[rows]
+        coupling = A_lin[rows] * f_[:, :, None] * k_[:, None, :]
+        system = np.zeros((len(rows), m + L, m + L))
+        system[:, :m, :m] = curvature[rows] * (f_[:, :, None] & f_[:, None, :])
+        system[:, np.arange(m), np.arange(m)] += ~f_
+        system[:, :m, m:] = -coupling
+        system[:, m:, :m] = np.transpose(coupling, (0, 2, 1))
+        system[:, np.arange(m, m + L), np.arange(m, m + L)] = ~k_
+        rhs = np.concatenate([np.where(f_, -grad[rows], 0.0), np.where(k_, gap[rows], 0.0)], axis=1)
+        solution = _solve(system, rhs)
+        solved = np.all(np.isfinite(solution), axis=1)
+        pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
+        rows, k_, solution = rows[solved], k_[solved], solution[solved]
+        h = solution[:, m:]
+        # a row priced at 0 whose multiplier the step would take below 0 does not bind: held at 0
+        below = (mu[rows] <= 0) & free[rows] & (solution[:, :m] < 0)
+        outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
+        fits = ~np.any(outside > 0, axis=1) & ~below.any(axis=1)
+        done = rows[fits]
+        step[done], ok[done] = solution[fits, :m], True
+        hours[done] = np.where(k_[fits], np.clip(h[fits], 0.0, box), 0.0)
+        pending[done] = False
+        # first the rows that do not bind; then a source whose hours leave its box, which is not
+        # bought in part at the minimum: off its hyperplane
+        held = rows[below.any(axis=1)]
+        free[held] &= ~below[below.any(axis=1)]
+        worse = ~fits & ~below.any(axis=1)
+        kin[rows[worse], np.argmax(outside[worse], axis=1)] = False
+        pending[rows[~fits]] = kin[rows[~fits]].any(axis=1) & free[rows[~fits]].any(axis=1)
+    return mu + step, hours, kin & ok[:, None], ok
+
+
+def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The solutions of the stacked systems; where some is singular (kinks that are not
+    independent, sources alike), the least-squares solutions, kept where they solve their
+    system within :data:`~procure.program.kinks.SYSTEM_RESIDUAL` (relative, and of the
+    right-hand side's size), as :func:`~procure.program.kinks.kink_step` keeps them; NaN rows
+    where none does."""
+    with np.errstate(all="ignore"):
+        try:
+            return np.linalg.solve(system, rhs[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            solution = np.full(rhs.shape, np.nan)
+            for q in range(len(rhs)):
+                try:
+                    solution[q] = np.linalg.solve(system[q], rhs[q])
+                except np.linalg.LinAlgError:
+                    solution[q] = np.linalg.lstsq(system[q], rhs[q], rcond=None)[0]
+        off = np.abs(np.einsum("kij,kj->ki", system, solution) - rhs)
+        allowed = SYSTEM_RESIDUAL * (np.abs(rhs) + np.max(np.abs(rhs), axis=1, keepdims=True))
+        fits = np.all(np.isfinite(solution), axis=1) & np.all(off <= allowed, axis=1)
+    return np.where(fits[:, None], solution, np.nan)
