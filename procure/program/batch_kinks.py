@@ -149,7 +149,10 @@ def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                 try:
                     solution[q] = np.linalg.solve(system[q], rhs[q])
                 except np.linalg.LinAlgError:
-                    solution[q] = np.linalg.lstsq(system[q], rhs[q], rcond=None)[0]
+                    try:
+                        solution[q] = np.linalg.lstsq(system[q], rhs[q], rcond=None)[0]
+                    except np.linalg.LinAlgError:  # no least-squares solution either (SVD fails)
+                        pass
         off = np.abs(np.einsum("kij,kj->ki", system, solution) - rhs)
         allowed = SYSTEM_RESIDUAL * (np.abs(rhs) + np.max(np.abs(rhs), axis=1, keepdims=True))
         fits = np.all(np.isfinite(solution), axis=1) & np.all(off <= allowed, axis=1)

@@ -146,7 +146,10 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
     try:
         solution = np.linalg.solve(K, rhs)
     except np.linalg.LinAlgError:  # singular: kinks that are not independent (sources alike)
-        solution = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        try:
+            solution = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        except np.linalg.LinAlgError:  # no least-squares solution either (SVD fails)
+            return None
         if not np.allclose(K @ solution, rhs, rtol=SYSTEM_RESIDUAL, atol=SYSTEM_RESIDUAL * np.max(np.abs(rhs))):
             return None  # no solution: the kinks' hyperplanes do not meet
     if not np.all(np.isfinite(solution)):
@@ -202,7 +205,10 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
         d = -grad[F]
         if len(kinked):
             N = A[np.ix_(F, kinked)]
-            d = d - N @ np.linalg.lstsq(N, d, rcond=None)[0]
+            try:
+                d = d - N @ np.linalg.lstsq(N, d, rcond=None)[0]
+            except np.linalg.LinAlgError:  # the projection has no solution (SVD fails)
+                return None
         direction = np.zeros_like(mu)
         direction[F] = d
         stuck = (mu <= 0) & (direction < 0)
