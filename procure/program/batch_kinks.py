@@ -22,6 +22,11 @@ import numpy as np
 
 from .kinks import BOX_SLACK, KINK_EXACT, KINK_TOLERANCE, SYSTEM_RESIDUAL
 
+#: A kink step shorter than this share of the multipliers' size is float noise: the multipliers
+#: are kept (and the kinked sources' hours read there), since g evaluated at a point moved by
+#: noise may rise by more than its resolution [1].
+STEP_NOISE = 1e-12
+
 
 def kinked_sources(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Which linear sources of each scenario are at their kink: price in multipliers within
@@ -89,6 +94,7 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
     grad = b - np.einsum("kmn,kn->km", A, others)
     broken = b - np.einsum("kmn,kn->km", A, x) < 0
     free = (mu > 0) | (grad < 0) | broken
+    held = np.zeros_like(free)  # rows held at 0 (below)
     curvature = np.einsum("kmn,kn,kln->kml", A, -slope, A)
     gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, mu)
     box = room[linear]
@@ -125,35 +131,46 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         hours[done] = np.where(k_[fits], np.clip(h[fits], 0.0, box), 0.0)
         pending[done] = False
         # first the rows that do not bind; then a source whose hours leave its box, which is not
-        # bought in part at the minimum: off its hyperplane
-        held = rows[below.any(axis=1)]
-        free[held] &= ~below[below.any(axis=1)]
-        worse = ~fits & ~below.any(axis=1)
-        kin[rows[worse], np.argmax(outside[worse], axis=1)] = False
+        # bought in part at the minimum: off its hyperplane, its hours those it has at μ again
+        some = below.any(axis=1)
+        held[rows[some]] |= below[some]
+        free[rows[some]] &= ~below[some]
+        worse = rows[~fits & ~some]
+        if len(worse):
+            leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
+            kin[worse] &= linear[None, :] != leaving[:, None]
+            others[worse, leaving] = x[worse, leaving]
+            grad[worse] = b[worse] - np.einsum("kmn,kn->km", A[worse], others[worse])
+            free[worse] = ((mu[worse] > 0) | (grad[worse] < 0) | broken[worse]) & ~held[worse]
         pending[rows[~fits]] = kin[rows[~fits]].any(axis=1) & free[rows[~fits]].any(axis=1)
     return mu + step, hours, kin & ok[:, None], ok
 
 
 def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """The solutions of the stacked systems; where some is singular (kinks that are not
-    independent, sources alike), the least-squares solutions, kept where they solve their
-    system within :data:`~procure.program.kinks.SYSTEM_RESIDUAL` (relative, and of the
-    right-hand side's size), as :func:`~procure.program.kinks.kink_step` keeps them; NaN rows
-    where none does."""
+    """The solutions of the stacked systems; where one is singular (kinks that are not
+    independent, sources alike), its least-squares solution, kept where it solves the system
+    within :data:`~procure.program.kinks.SYSTEM_RESIDUAL` (relative, and of the right-hand
+    side's size), as :func:`~procure.program.kinks.kink_step` keeps it; NaN rows where none does
+    (and where a system is not finite)."""
+    finite = np.all(np.isfinite(system), axis=(1, 2)) & np.all(np.isfinite(rhs), axis=1)
+    solution = np.full(rhs.shape, np.nan)
     with np.errstate(all="ignore"):
         try:
-            return np.linalg.solve(system, rhs[:, :, None])[:, :, 0]
+            solution[finite] = np.linalg.solve(system[finite], rhs[finite][:, :, None])[:, :, 0]
+            return solution
         except np.linalg.LinAlgError:
-            solution = np.full(rhs.shape, np.nan)
-            for q in range(len(rhs)):
-                try:
-                    solution[q] = np.linalg.solve(system[q], rhs[q])
-                except np.linalg.LinAlgError:
-                    try:
-                        solution[q] = np.linalg.lstsq(system[q], rhs[q], rcond=None)[0]
-                    except np.linalg.LinAlgError:  # no least-squares solution either (SVD fails)
-                        pass
-        off = np.abs(np.einsum("kij,kj->ki", system, solution) - rhs)
-        allowed = SYSTEM_RESIDUAL * (np.abs(rhs) + np.max(np.abs(rhs), axis=1, keepdims=True))
-        fits = np.all(np.isfinite(solution), axis=1) & np.all(off <= allowed, axis=1)
-    return np.where(fits[:, None], solution, np.nan)
+            pass
+        for q in np.flatnonzero(finite).tolist():
+            try:
+                solution[q] = np.linalg.solve(system[q], rhs[q])
+                continue
+            except np.linalg.LinAlgError:
+                pass
+            try:
+                least = np.linalg.lstsq(system[q], rhs[q], rcond=None)[0]
+            except np.linalg.LinAlgError:  # no least-squares solution either (SVD fails)
+                continue
+            off = np.abs(system[q] @ least - rhs[q])
+            if np.all(off <= SYSTEM_RESIDUAL * (np.abs(rhs[q]) + np.max(np.abs(rhs[q])))):
+                solution[q] = least
+    return solution

@@ -32,11 +32,12 @@ import numpy as np
 
 from ..arrays import DIVISION_FLOOR
 from ..curves import REGISTRY
-from .batch_kinks import batch_kink_step, kinked_sources, on_hyperplanes
+from .batch_kinks import STEP_NOISE, batch_kink_step, kinked_sources, on_hyperplanes
 from .bounds import CurveArrays, source_arrays
 from .dual import (
     ARMIJO,
     DUAL_TOLERANCE,
+    KINK_HALVINGS,
     KINK_STALLS,
     MAX_DUAL_STEPS,
     MAX_HALVINGS,
@@ -249,19 +250,34 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
     """The kink steps of the scenarios ``idx`` (K' × L booleans ``kinked``), written into ``mu``,
     ``g``, ``x`` and ``slope`` where g does not rise beyond its resolution; the hours read at
     the new multipliers are the kinked sources' from the step where they are on their
-    hyperplanes. A scenario with no kink step, or whose step raises g, takes a dual simplex step
-    instead (:func:`_pivots`); one whose g has not fallen in more than
+    hyperplanes. A step shorter than :data:`~procure.program.batch_kinks.STEP_NOISE` of μ is
+    float noise, and μ is kept; a step that raises g is halved, up to
+    :data:`~procure.program.dual.KINK_HALVINGS` times. A scenario with no kink step, or none
+    that holds, takes a dual simplex step instead (:func:`_pivots`); one whose g has not fallen in more than
     :data:`~procure.program.newton.KINK_STALLS` steps in a row leaves the batch (``active``
     False), for its dual on its own."""
     lin = d.linear
     new_mu, hours, on, ok = batch_kink_step(d.A[idx], d.b[idx], d.rate[idx], d.room, lin, mu[idx], x[idx],
                                             slope[idx], kinked)  # fmt: skip
-    trial = np.where(ok[:, None], np.maximum(new_mu, 0.0), mu[idx])
+    start = mu[idx]
+    noise = np.linalg.norm(new_mu - start, axis=1) <= STEP_NOISE * np.linalg.norm(start, axis=1)
+    trial = np.where((ok & ~noise)[:, None], np.maximum(new_mu, 0.0), start)
     g_new, x_new, slope_new = d.g(trial, idx)
-    on &= on_hyperplanes(d.A[idx][:, :, lin], d.rate[idx][:, lin], d.room[lin], trial, g_new)
-    x_new[:, lin] = np.where(on, hours, x_new[:, lin])
     g_old = g[idx]
     taken = ok & np.isfinite(g_new) & within_resolution(g_new, g_old)
+    length = 1.0
+    for _half in range(KINK_HALVINGS):
+        retry = np.flatnonzero(ok & ~taken)
+        if not len(retry):
+            break
+        length *= 0.5
+        shorter = np.maximum(start[retry] + length * (new_mu[retry] - start[retry]), 0.0)
+        g_s, x_s, slope_s = d.g(shorter, idx[retry])
+        good = np.isfinite(g_s) & within_resolution(g_s, g_old[retry])
+        r = retry[good]
+        trial[r], g_new[r], x_new[r], slope_new[r], taken[r] = shorter[good], g_s[good], x_s[good], slope_s[good], True
+    on &= on_hyperplanes(d.A[idx][:, :, lin], d.rate[idx][:, lin], d.room[lin], trial, g_new)
+    x_new[:, lin] = np.where(on, hours, x_new[:, lin])
     fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
     stalls[idx] = np.where(taken, np.where(fell, 0, stalls[idx] + 1), stalls[idx])
     t = idx[taken]
