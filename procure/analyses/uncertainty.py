@@ -36,7 +36,7 @@ import pandas as pd
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError
 from ..program.certify import dual_certified
-from ..program.plan import Plan
+from ..program.plan import LEAST_VALUE_SCALE, Plan
 from ..program.problem import Problem
 from ..program.scenarios import ScenarioProblem
 from ..program.solve import Program, solve_problem
@@ -139,7 +139,7 @@ def out_of_time(deadline: Deadline, finished: Callable[[], str]) -> Iterator[Non
 
 def _within_tolerance(difference: float, scale: float, tolerance: float) -> float:
     """``difference``, or 0 where it is negative by no more than the certification tolerance."""
-    return 0.0 if -2 * tolerance * max(abs(scale), 1e-12) <= difference < 0 else difference
+    return 0.0 if -2 * tolerance * max(abs(scale), LEAST_VALUE_SCALE) <= difference < 0 else difference
 
 
 def _silent_ranges(problem: ScenarioProblem) -> list[str]:

@@ -22,6 +22,9 @@ from .value import value as value_at
 #: Absolute gap that counts as closed whatever the relative one [own-hour equivalents]: ten
 #: times HiGHS's primal feasibility tolerance (1e-7), below which the LP cannot tell plans apart.
 VALUE_ABS_TOLERANCE = 1e-6
+#: The least value a relative tolerance is taken of, so that a value of 0 has a scale
+#: [own-hour equivalents].
+LEAST_VALUE_SCALE = 1e-12
 #: Least abs(bound) a relative gap is taken against, so that a plan worth 0 has a finite gap
 #: [own-hour equivalents].
 GAP_FLOOR = 1e-12

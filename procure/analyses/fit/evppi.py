@@ -32,6 +32,7 @@ import pandas as pd
 
 from ...defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ...output import jsonable
+from ...program.plan import LEAST_VALUE_SCALE
 from ...program.scenarios import ScenarioProblem
 from ...program.stochastic import ScenarioPlan
 from ..scale import Deadline, chunks, run_chunks
@@ -144,7 +145,7 @@ def evppi(
         weights = np.array([problem.probability[g].sum() for g in cut])
         value = float(weights @ best[at : at + len(cut)]) - plan.value
         at += len(cut)
-        if -2 * tolerance * max(abs(plan.value), 1e-12) <= value < 0:
+        if -2 * tolerance * max(abs(plan.value), LEAST_VALUE_SCALE) <= value < 0:
             value = 0.0
         rows.append({"source": parameters["source"].iloc[j], "parameter": parameters["parameter"].iloc[j],
                      "evppi": value})  # fmt: skip

@@ -33,6 +33,12 @@ NUMERAIRE = 1.0
 MOST_LOGIT = 30.0
 #: Range of the link's value scale V0 [own-hour equivalents].
 VALUE_SCALE_RANGE = (1e-6, 1e12)
+#: Range of the score link's exponent α the sampler may reach [1] (its prior, ``prior_alpha``
+#: at most 10, lies well inside).
+ALPHA_RANGE = (1e-3, 1e3)
+#: Range of the score's noise sd the sampler may reach, in units of the scores' range [1] (its
+#: prior, ``prior_noise``, lies within 1e-4 to 10).
+NOISE_RANGE = (1e-9, 1e3)
 
 
 @dataclass(frozen=True)
@@ -320,13 +326,13 @@ def build(runs: Runs, sources: pd.DataFrame, free: list[Free], link_name: str, l
         centre += [float(runs.score[order[0]]), float(runs.score[order[-1]]), math.log(settings["prior_alpha"]),
                    math.log(v_ref)]  # fmt: skip
         sd += [width, width, settings["prior_sd_alpha"], settings["prior_sd_value_scale"]]
-        low += [-math.inf, -math.inf, math.log(1e-3), vs_low]
-        high += [math.inf, math.inf, math.log(1e3), vs_high]
+        low += [-math.inf, -math.inf, math.log(ALPHA_RANGE[0]), vs_low]
+        high += [math.inf, math.inf, math.log(ALPHA_RANGE[1]), vs_high]
         if "noise_sd" in names:
             centre.append(math.log(settings["prior_noise"] * spread))
             sd.append(settings["prior_sd_noise"])
-            low.append(math.log(1e-9 * spread))
-            high.append(math.log(1e3 * spread))
+            low.append(math.log(NOISE_RANGE[0] * spread))
+            high.append(math.log(NOISE_RANGE[1] * spread))
     return Model(runs, link, likelihood, tuple(free), names, np.array(centre), np.array(sd), np.array(low),
                  np.array(high), base.rate, base.survival, base.scale, base.shape, curves,
                  settings["student_df"])  # fmt: skip
