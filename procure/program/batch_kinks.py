@@ -1,8 +1,8 @@
 """Kink steps of many scenarios' duals at once: :func:`procure.program.kinks.kink_step` over a
 batch of K scenarios that share their sources.
 
-Where a linear source of scenario ω is at its kink (its price in multipliers within
-:data:`~procure.program.kinks.KINK_TOLERANCE` of its rate), ω's step is Newton's step on g_ω
+Where a linear source of scenario ω is at its kink
+(:func:`procure.program.kinks.kinked_sources`), ω's step is Newton's step on g_ω
 restricted to its kinked sources' hyperplanes, the saddle system of :mod:`procure.program.kinks`.
 The scenarios' systems differ in which rows bind and which linear sources are kinked, so each is
 written over all m rows and all L linear sources: a row that does not bind gets the equation
@@ -20,41 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kinks import BOX_SLACK, KINK_EXACT, KINK_TOLERANCE, SYSTEM_RESIDUAL
+from .kinks import BOX_SLACK, SYSTEM_RESIDUAL, binding_rows
 
 #: A kink step shorter than this share of the multipliers' size is float noise: the multipliers
 #: are kept (and the kinked sources' hours read there), since g evaluated at a point moved by
 #: noise may rise by more than its resolution [1].
 STEP_NOISE = 1e-12
-
-
-def kinked_sources(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Which linear sources of each scenario are at their kink: price in multipliers within
-    :data:`~procure.program.kinks.KINK_TOLERANCE` of a positive rate (K × L booleans).
-
-    Parameters
-    ----------
-    A_lin : numpy.ndarray
-        The coupling rows' coefficients of the linear sources, K × m × L.
-    rate_lin : numpy.ndarray
-        Their rates ρσφ, K × L [effective h per h].
-    mu : numpy.ndarray
-        Multipliers, K × m [value per unit].
-    """
-    c = np.einsum("kml,km->kl", A_lin, mu)
-    return (rate_lin > 0) & (np.abs(c - rate_lin) <= KINK_TOLERANCE * rate_lin)
-
-
-def on_hyperplanes(A_lin: np.ndarray, rate_lin: np.ndarray, room_lin: np.ndarray, mu: np.ndarray,
-                   g: np.ndarray) -> np.ndarray:  # fmt: skip
-    """:func:`procure.program.kinks.on_kinks` per scenario: where a linear source's price less
-    its rate, times its box ``room_lin`` [h], is within
-    :data:`~procure.program.kinks.KINK_EXACT` of max(1, abs(g_ω)), so that any hours in its box
-    may be read as its hours (K × L booleans; a box without end only exactly on its kink)."""
-    off = np.abs(np.einsum("kml,km->kl", A_lin, mu) - rate_lin)
-    with np.errstate(invalid="ignore"):
-        spread = np.where(off == 0, 0.0, off * room_lin[None, :])
-    return spread <= KINK_EXACT * np.maximum(1.0, np.abs(g))[:, None]
 
 
 def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
@@ -76,7 +47,7 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         Multipliers (K × m, ≥ 0), the hours at them and dx/dc of the smooth sources strictly
         inside their boxes (K × n).
     kinked : numpy.ndarray
-        K × L booleans, from :func:`kinked_sources`.
+        K × L booleans, from :func:`procure.program.kinks.kinked_sources`.
 
     Returns
     -------
@@ -89,11 +60,9 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
     K, m, _n = A.shape
     L = len(linear)
     A_lin = A[:, :, linear]
-    others = x.copy()
-    others[:, linear] = np.where(kinked, 0.0, x[:, linear])
-    grad = b - np.einsum("kmn,kn->km", A, others)
-    broken = b - np.einsum("kmn,kn->km", A, x) < 0
-    free = (mu > 0) | (grad < 0) | broken
+    left_out = np.zeros(x.shape, dtype=bool)  # the kinked sources, whose hours the step finds
+    left_out[:, linear] = kinked
+    grad, free = binding_rows(A, b, mu, x, left_out)
     held = np.zeros_like(free)  # rows held at 0 (below)
     curvature = np.einsum("kmn,kn,kln->kml", A, -slope, A)
     gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, mu)
@@ -103,7 +72,7 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
     step = np.zeros((K, m))
     hours = np.zeros((K, L))
     ok = np.zeros(K, dtype=bool)
-    pending = kin.any(axis=1) & free.any(axis=1)
+    pending = np.asarray(kin.any(axis=1) & free.any(axis=1))
     for _change in range(L + m):
         rows = np.flatnonzero(pending)
         if not len(rows):
@@ -139,9 +108,9 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         if len(worse):
             leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
             kin[worse] &= linear[None, :] != leaving[:, None]
-            others[worse, leaving] = x[worse, leaving]
-            grad[worse] = b[worse] - np.einsum("kmn,kn->km", A[worse], others[worse])
-            free[worse] = ((mu[worse] > 0) | (grad[worse] < 0) | broken[worse]) & ~held[worse]
+            left_out[worse, leaving] = False
+            grad[worse], binding = binding_rows(A[worse], b[worse], mu[worse], x[worse], left_out[worse])
+            free[worse] = binding & ~held[worse]
         pending[rows[~fits]] = kin[rows[~fits]].any(axis=1) & free[rows[~fits]].any(axis=1)
     return mu + step, hours, kin & ok[:, None], ok
 

@@ -32,7 +32,7 @@ import numpy as np
 from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
-from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step
+from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step, price_thresholds
 from .newton import (  # noqa: F401  # the method's names, importable from here as before
     ARMIJO,
     DUAL_TOLERANCE,
@@ -167,10 +167,7 @@ class _Dual:
         marginal value at the hours held) and below which it buys less than its box (at the
         box's end; 0 for a box without end) [value per h] (for :meth:`pivot`)."""
         a = self.a
-        with np.errstate(all="ignore"):
-            end = np.where(np.isfinite(a.room), a.rate * (a.held + a.room), np.inf)
-            at_end = np.asarray(value.derivative(end, a.curve, a.k, a.shape), dtype=float) * a.rate
-        return self.marginal_at_held(), np.where(np.isfinite(a.room), np.nan_to_num(at_end, nan=0.0), 0.0)
+        return price_thresholds(a.rate, a.held, a.room, lambda e: value.derivative(e, a.curve, a.k, a.shape))
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box, and dx/dc where a smooth source is strictly inside it."""

@@ -32,6 +32,8 @@ what a kink needs:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..arrays import DIVISION_FLOOR
@@ -53,15 +55,71 @@ PROJECTED_ZERO = 1e-12
 BOX_SLACK = 1e-9
 
 
+def kinked_sources(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Which linear sources are at their kink: price in multipliers within
+    :data:`KINK_TOLERANCE` of a positive rate (booleans, one per source).
+
+    Parameters
+    ----------
+    A_lin : numpy.ndarray
+        The coupling rows' coefficients of the linear sources, rows × L (or K × rows × L for
+        K scenarios at once).
+    rate_lin : numpy.ndarray
+        Their rates ρσφ, L (or K × L) [effective h per h].
+    mu : numpy.ndarray
+        Multipliers, rows (or K × rows) [value per unit].
+    """
+    c = np.einsum("...ml,...m->...l", A_lin, mu)
+    return (rate_lin > 0) & (np.abs(c - rate_lin) <= KINK_TOLERANCE * rate_lin)
+
+
+def on_hyperplanes(A_lin: np.ndarray, rate_lin: np.ndarray, room_lin: np.ndarray, mu: np.ndarray,
+                   g: np.ndarray | float) -> np.ndarray:  # fmt: skip
+    """Which of these linear sources are on their hyperplane at ``mu``, where any hours in their
+    box may be read as their hours: price in multipliers less rate, times the box ``room_lin``
+    [h], within :data:`KINK_EXACT` of max(1, abs(g)) (a box without end only exactly on its
+    kink). Shapes as :func:`kinked_sources`'s; ``g`` one per scenario."""
+    off = np.abs(np.einsum("...ml,...m->...l", A_lin, mu) - rate_lin)
+    with np.errstate(invalid="ignore"):
+        spread = np.where(off == 0, 0.0, off * room_lin)
+    return spread <= KINK_EXACT * np.maximum(1.0, np.abs(np.asarray(g, dtype=float)))[..., None]
+
+
+def binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
+                 kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """g's gradient with the ``kinked`` sources' hours left out, ``b − A x_others``, and the rows
+    that bind: priced, or broken with the kinked sources at 0 or at their hours ``x`` now.
+    ``kinked`` masks or indexes the sources' axis (the last of ``x``); one scenario, or K at once
+    (``A`` K × rows × sources)."""
+    others = x.copy()
+    others[..., kinked] = 0.0
+    grad = b - np.einsum("...mn,...n->...m", A, others)
+    return grad, (mu > 0) | (grad < 0) | (b - np.einsum("...mn,...n->...m", A, x) < 0)
+
+
+def price_thresholds(rate: np.ndarray, held: np.ndarray, room: np.ndarray,
+                     derivative: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Per source, the prices in multipliers below which it buys more than nothing (its marginal
+    value at the hours held) and below which it buys less than its box (at the box's end; 0 for
+    a box without end), both its rate for a linear source [value per h] (:func:`pivot_step`).
+
+    ``derivative`` gives v'(e) of each source's curve at effective hours e (same shape as
+    ``rate``: one scenario, or K × sources)."""
+    bounded = np.isfinite(room)
+    with np.errstate(all="ignore"):
+        entry = np.asarray(derivative(rate * held), dtype=float) * rate
+        end = np.where(bounded, rate * (held + room), np.inf)
+        at_end = np.nan_to_num(np.asarray(derivative(end), dtype=float) * rate, nan=0.0)
+    return entry, np.where(bounded, at_end, 0.0)
+
+
 def at_kinks(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Of the coupling rows' coefficients ``A`` (rows × sources), the linear sources (of the
     indices ``linear``) whose price in multipliers at ``mu`` is within :data:`KINK_TOLERANCE` of
     their rate ``rate`` [value per h]."""
     if len(linear) == 0:
         return linear
-    c = A[:, linear].T @ mu
-    r = rate[linear]
-    return linear[(r > 0) & (np.abs(c - r) <= KINK_TOLERANCE * r)]
+    return linear[kinked_sources(A[:, linear], rate[linear], mu)]
 
 
 def on_kinks(A: np.ndarray, rate: np.ndarray, room: np.ndarray, kinked: np.ndarray, mu: np.ndarray,
@@ -69,11 +127,7 @@ def on_kinks(A: np.ndarray, rate: np.ndarray, room: np.ndarray, kinked: np.ndarr
     """True for each of the ``kinked`` sources on its hyperplane at ``mu``, where it may be
     bought in part: its price in multipliers less its rate, times its box ``room`` [h], within
     :data:`KINK_EXACT` of max(1, abs(g)) (a box without end only exactly on its kink)."""
-    off = np.abs(A[:, kinked].T @ mu - rate[kinked])
-    box = room[kinked]
-    with np.errstate(invalid="ignore"):
-        spread = np.where(off == 0, 0.0, off * box)
-    return spread <= KINK_EXACT * max(1.0, abs(g))
+    return on_hyperplanes(A[:, kinked], rate[kinked], room[kinked], mu, g)
 
 
 def breakpoints(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndarray,
@@ -134,7 +188,7 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
                     slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
     """The step Δμ and the kinked sources' hours of the system in the module's docstring; None
     where it is singular."""
-    grad, binding = _binding_rows(A, b, mu, x, kinked)
+    grad, binding = binding_rows(A, b, mu, x, kinked)
     free = np.flatnonzero(binding)
     if len(free) == 0:
         return None
@@ -157,16 +211,6 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
     step = np.zeros_like(mu)
     step[free] = solution[: len(free)]
     return step, solution[len(free) :]
-
-
-def _binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
-                  kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """g's gradient with the ``kinked`` sources' hours left out, ``b − A x_others``, and the rows
-    that bind: priced, or broken with the kinked sources at 0 or at their hours ``x`` now."""
-    others = x.copy()
-    others[kinked] = 0.0
-    grad = b - A @ others
-    return grad, (mu > 0) | (grad < 0) | (b - A @ x < 0)
 
 
 def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kinked: np.ndarray,
@@ -196,7 +240,7 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
         The multipliers at that breakpoint; None where the projected descent is 0 (no way down
         along the hyperplanes) or no breakpoint lies ahead.
     """
-    grad, free = _binding_rows(A, b, mu, x, kinked)
+    grad, free = binding_rows(A, b, mu, x, kinked)
     direction = np.zeros_like(mu)
     for _pass in range(2):  # once more with the rows that would go below 0 held at 0
         F = np.flatnonzero(free)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..arrays import DIVISION_FLOOR
 from ..curves import REGISTRY
-from .batch_kinks import STEP_NOISE, batch_kink_step, kinked_sources, on_hyperplanes
+from .batch_kinks import STEP_NOISE, batch_kink_step
 from .bounds import CurveArrays, source_arrays
 from .dual import (
     ARMIJO,
@@ -52,7 +52,7 @@ from .dual import (
     eligible,
     within_resolution,
 )
-from .kinks import pivot_step
+from .kinks import kinked_sources, on_hyperplanes, pivot_step, price_thresholds
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
@@ -92,17 +92,14 @@ class BatchDual:
         #: nothing (its marginal value at the hours held) and below which it buys less than its
         #: box (at the box's end; 0 for a box without end), both its rate for a linear source
         #: [value per h] (:func:`procure.program.kinks.pivot_step`).
-        self.entry, self.leave = np.zeros_like(rate), np.zeros_like(rate)
-        bounded = np.isfinite(room)
-        with np.errstate(all="ignore"):
-            for entry, idx in self.groups:
-                r = rate[:, idx]
-                self.entry[:, idx] = entry.derivative(r * held[idx], k[:, idx], shape[idx]) * r
-                end = np.where(bounded[idx], r * (held[idx] + room[idx]), np.inf)
-                at_end = np.nan_to_num(entry.derivative(end, k[:, idx], shape[idx]) * r, nan=0.0)
-                self.leave[:, idx] = np.where(bounded[idx], at_end, 0.0)
-        self.entry[:, self.linear] = rate[:, self.linear]
-        self.leave[:, self.linear] = np.where(bounded[self.linear], rate[:, self.linear], 0.0)
+        self.entry, self.leave = price_thresholds(rate, held, room, self.derivative)
+
+    def derivative(self, e: np.ndarray) -> np.ndarray:
+        """v'(e) of each source's curve at effective hours ``e`` (K × n; 1 for a linear source)."""
+        out = np.ones_like(e)
+        for entry, idx in self.groups:
+            out[:, idx] = entry.derivative(e[:, idx], self.k[:, idx], self.shape[idx])
+        return out
 
     def prices(self, mu: np.ndarray, sel: np.ndarray) -> np.ndarray:
         """Each source's price in multipliers, ``(Aᵀμ)_s``, for the scenarios ``sel`` [value per h]."""
@@ -278,13 +275,22 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
         trial[r], g_new[r], x_new[r], slope_new[r], taken[r] = shorter[good], g_s[good], x_s[good], slope_s[good], True
     on &= on_hyperplanes(d.A[idx][:, :, lin], d.rate[idx][:, lin], d.room[lin], trial, g_new)
     x_new[:, lin] = np.where(on, hours, x_new[:, lin])
-    fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
-    stalls[idx] = np.where(taken, np.where(fell, 0, stalls[idx] + 1), stalls[idx])
-    t = idx[taken]
-    mu[t], g[t], x[t], slope[t] = trial[taken], g_new[taken], x_new[taken], slope_new[taken]
+    _take(idx, taken, (trial, g_new, x_new, slope_new), (mu, g, x, slope), stalls)
     active[idx[stalls[idx] > KINK_STALLS]] = False
     if not taken.all():
         _pivots(d, idx[~taken], mu, g, x, slope, stalls, active)
+
+
+def _take(idx: np.ndarray, taken: np.ndarray, new: tuple[np.ndarray, ...], state: tuple[np.ndarray, ...],
+          stalls: np.ndarray) -> None:  # fmt: skip
+    """Write the steps ``taken`` of the scenarios ``idx`` (``new``: μ, g, x and dx/dc after
+    them) into the batch's ``state`` (the same four), and count in ``stalls`` the steps in a row
+    that leave g where it was (a step not taken leaves the count as it is)."""
+    g_old, g_new = state[1][idx], new[1]
+    fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
+    stalls[idx] = np.where(taken, np.where(fell, 0, stalls[idx] + 1), stalls[idx])
+    for now, after in zip(state, new, strict=True):
+        now[idx[taken]] = after[taken]
 
 
 def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray, slope: np.ndarray,
@@ -297,20 +303,16 @@ def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.
     lin = d.linear
     trial = mu[idx].copy()
     stepped = np.zeros(len(idx), dtype=bool)
+    kinked = kinked_sources(d.A[idx][:, :, lin], d.rate[idx][:, lin], mu[idx])
     for q, r in enumerate(idx.tolist()):
-        kinked = lin[kinked_sources(d.A[r : r + 1][:, :, lin], d.rate[r : r + 1, lin], mu[r : r + 1])[0]]
-        found = pivot_step(d.A[r], d.b[r], mu[r], x[r], kinked, d.entry[r], d.leave[r])
+        found = pivot_step(d.A[r], d.b[r], mu[r], x[r], lin[kinked[q]], d.entry[r], d.leave[r])
         if found is not None:
             trial[q], stepped[q] = found, True
     if stepped.any():
         s = idx[stepped]
         g_new, x_new, slope_new = d.g(trial[stepped], s)
-        g_old = g[s]
-        taken = np.isfinite(g_new) & within_resolution(g_new, g_old)
-        fell = g_new < g_old - STALL_RESOLUTION * np.maximum(1.0, np.abs(g_old))
-        stalls[s] = np.where(taken & fell, 0, stalls[s] + 1)
-        t = s[taken]
-        mu[t], g[t], x[t], slope[t] = trial[stepped][taken], g_new[taken], x_new[taken], slope_new[taken]
+        taken = np.isfinite(g_new) & within_resolution(g_new, g[s])
+        _take(s, taken, (trial[stepped], g_new, x_new, slope_new), (mu, g, x, slope), stalls)
         active[s[~taken | (stalls[s] > KINK_STALLS)]] = False
     active[idx[~stepped]] = False
 
