@@ -12,6 +12,14 @@ budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side i
 * the Pyomo program built alone: ``Program(problem)``, the model built and handed to HiGHS but
   not solved, the least time of any run in which the Pyomo model is the program solved (its
   ratio to the independent dual is the least procure end to end can reach);
+* the ledger read and priced alone (:func:`read_and_price`): ``sources.csv`` read and
+  validated and ``from_ledger``, the part of procure end to end that comes before any program
+  and that the independent dual does not do;
+* the barest Pyomo model (:func:`barest_pyomo`): one variable per source in its box, one
+  ``LinearExpression`` row per coupling row, a linear objective, built and not even handed to
+  HiGHS, in the fastest form Pyomo 6 offers; any Pyomo model of the n sources holds at least
+  this much, so its ratio to the independent dual is the least any run can reach in which a
+  Pyomo model is the program solved, whoever writes it;
 * the dual alone: ``procure.program.dual.solve_dual`` on the problem's arrays, a certificate
   with no LP (the structure's limit: a few dozen evaluations of closed forms);
 * an independent dual certificate (:func:`independent_dual`), what a capable user would write
@@ -58,6 +66,9 @@ from typing import NamedTuple
 import highspy
 import numpy as np
 import pandas as pd
+import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
+from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy import optimize
 from timing import interleaved, machine, ratio
 
@@ -82,6 +93,10 @@ GOALS: dict[int, tuple[float, float | None]] = {10_000: (4.0, None), 100_000: (8
 #: The Pyomo program built (variables, rows, the hand-over to HiGHS) and not solved: the floor
 #: of every run in which the Pyomo model is the program solved.
 BUILD_ALONE = "Pyomo program built alone"
+#: The ledger read, validated and priced, no program.
+READ_AND_PRICE = "ledger read and priced alone"
+#: The barest Pyomo model of the sources (see :func:`barest_pyomo`).
+BAREST = "barest Pyomo model"
 #: The files the independent dual reads: priced sources and capacities.
 PRICED, CAPACITIES_FILE = "priced.csv", "capacities.csv"
 #: The independent dual's name among the methods.
@@ -208,6 +223,29 @@ def dual_alone(problem) -> float:
     """The dual's bound g(μ*) from the problem's arrays: no model, no LP."""
     a = source_arrays(problem)
     return solve_dual(a, coupling_rows(problem, float(problem.budget), capacity_rows_of(problem))).bound
+
+
+def barest_pyomo(problem) -> pyo.ConcreteModel:
+    """The least Pyomo model of the problem's sources: a variable per source in its box, the
+    budget and each finite capacity as one ``LinearExpression`` row, a linear objective (each
+    curve's slope at the hours held), in the form and with the collector paused as procure
+    builds its own. No curve, no cut, no hand-over to HiGHS."""
+    a = source_arrays(problem)
+    rows = coupling_rows(problem, float(problem.budget), capacity_rows_of(problem))
+    upper = [float(u) if math.isfinite(u) else None for u in a.room]
+    slope = a.slope_of(np.zeros(problem.n)).tolist()
+    with PauseGC():
+        m = pyo.ConcreteModel()
+        m.S = pyo.Set(initialize=range(problem.n), ordered=True)
+        m.x = pyo.Var(m.S, bounds=lambda _m, i: (0.0, upper[i]))
+        xs = list(m.x.values())
+        m.rows = pyo.ConstraintList()
+        for coef, limit in zip(rows.A, rows.b, strict=True):
+            body = LinearExpression(constant=0.0, linear_coefs=coef.tolist(), linear_vars=xs)
+            m.rows.add(body <= float(limit))
+        body = LinearExpression(constant=0.0, linear_coefs=slope, linear_vars=xs)
+        m.value = pyo.Objective(expr=body, sense=pyo.maximize)
+    return m
 
 
 def write_priced(problem, folder: Path) -> None:
@@ -390,6 +428,12 @@ def end_to_end(ledger: Ledger, path: Path, budget: float):
     return Program(from_ledger(loaded, budget=budget), tolerance=TOLERANCE).solve()
 
 
+def read_and_price(ledger: Ledger, path: Path, budget: float):
+    """Read and validate the ledger's sources.csv and price it: the part of procure end to end
+    before any program, which the independent dual does not do (it reads priced numbers)."""
+    return from_ledger(Ledger(read_sources(path), ledger.cluster, ledger.path), budget=budget)
+
+
 def agreement(cert: Certificate, value: float, dual_bound: float) -> str:
     """The independent dual's bounds, its gap against the tolerance, whether procure's plan
     ``value`` lies between them, and how far its bound is from procure's ``dual_bound``."""
@@ -453,8 +497,15 @@ def main() -> None:
                 "procure end to end": _keep(
                     out, "e2e", lambda p, ledger=ledger, path=path, n=n: end_to_end(ledger, path, 200.0 * n), problem
                 ),
+                READ_AND_PRICE: _keep(
+                    out,
+                    "priced",
+                    lambda p, ledger=ledger, path=path, n=n: read_and_price(ledger, path, 200.0 * n),
+                    problem,
+                ),
                 "procure solve": _keep(out, "procure", lambda p: Program(p, tolerance=TOLERANCE).solve(), problem),
                 BUILD_ALONE: _keep(out, "built", lambda p: Program(p, tolerance=TOLERANCE), problem),
+                BAREST: _keep(out, "barest", barest_pyomo, problem),
                 "dual alone": _keep(out, "dual", dual_alone, problem),
                 INDEPENDENT: _keep(
                     out, "independent", lambda p, tmp=tmp, n=n: independent_dual(Path(tmp), 200.0 * n), problem
@@ -481,6 +532,10 @@ def main() -> None:
         print("  " + ratio(label, t["procure end to end"], t[INDEPENDENT], goal_of(n, t)))
         floor = ratio(f"{BUILD_ALONE} / {INDEPENDENT}", t[BUILD_ALONE], t[INDEPENDENT])
         print(f"  {floor}: the least procure end to end can reach while the Pyomo model is the program solved")
+        priced = ratio(f"{READ_AND_PRICE} / {INDEPENDENT}", t[READ_AND_PRICE], t[INDEPENDENT])
+        print(f"  {priced}: what reading the user's ledger, not a priced file, costs before any program")
+        barest = ratio(f"{BAREST} / {INDEPENDENT}", t[BAREST], t[INDEPENDENT])
+        print(f"  {barest}: the least any run can reach that builds a Pyomo model of the sources")
         for other in ("cvxpy + Clarabel", "raw highspy, adaptive"):
             if other in t:
                 print("  " + ratio(f"procure end to end / {other}", t["procure end to end"], t[other]))

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 TIMELINE_FRAMES = 200
 #: Decoders drawn one lane each; more are summarised [decoders].
 TIMELINE_LANES = 24
+#: Room above the tallest thing a figure draws (the buffer, a bill's bar) [1].
+HEADROOM = {"buffer": 1.15, "bill": 1.25}
+#: :func:`busy_vs_cores` draws the cores to this many times the cores needed or the cores
+#: the cluster has [1], whichever is more, and to at least :data:`LEAST_CORES_DRAWN`.
+CORES_PAST_NEED = 2.0
+#: The fewest cores :func:`busy_vs_cores` draws [cores].
+LEAST_CORES_DRAWN = 4.0
 
 
 @quiet_glyphs
@@ -91,7 +98,7 @@ def timeline(result: SimulationResult, busy_formula: float | None = None, frames
     ax_buf.step(xs, ys, where="post", color="tab:orange")
     ax_buf.axhline(result.buffer, color="grey", linestyle=":", linewidth=1)
     ax_buf.text(0, result.buffer, f" buffer holds {result.buffer}", va="bottom", fontsize=8, color="grey")
-    ax_buf.set_ylim(0, result.buffer * 1.15)
+    ax_buf.set_ylim(0, result.buffer * HEADROOM["buffer"])
     ax_buf.set_ylabel("frames")
     ax_buf.set_title(
         f"frames in the buffer (mean {result.mean_buffer:.1f} over the whole run)", loc="left", fontsize=10
@@ -136,7 +143,7 @@ def bill_split(table: pd.DataFrame) -> Figure:
         note = f"${total:,.2f}" + (f"\n{100 * share:.1f} % of price" if share == share and share > 0 else "")
         ax.annotate(note, (i, total), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8)
     ax.set_ylabel("$ per recorded hour")
-    ax.set_ylim(0, max(bottom.max(), 1e-9) * 1.25)
+    ax.set_ylim(0, (bottom.max() or 1.0) * HEADROOM["bill"])
     ax.set_title("Transport bill of one recorded hour, by source", loc="left")
     ax.legend(loc="upper right", frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
@@ -190,7 +197,7 @@ def bill_terms(row: pd.Series) -> Figure:
 def busy_vs_cores(row: pd.Series, most: float | None = None) -> Figure:
     """The accelerator's busy fraction against the cores decoding for it, for one format."""
     need = float(row["cores_needed"])
-    top = most or max(2.0 * need, 2.0 * float(row["cores"]), 4.0)
+    top = most or max(CORES_PAST_NEED * need, CORES_PAST_NEED * float(row["cores"]), LEAST_CORES_DRAWN)
     cores = np.linspace(0, top, 400)
     engine = formulas.decoder_fps(row["width"], row["height"], row["nvdec_fps_1080p"])
     decode = formulas.decode_supply_fps(cores, row["core_fps"], row["nvdec_engines"], engine, row["g"], row["stored"])

@@ -37,6 +37,16 @@ if TYPE_CHECKING:
     from ..analyses.solving import ScenarioPlan
     from ..program import Plan, Problem
 
+#: How far :func:`value_curves` draws each source's curve: to this many times the plan's
+#: hours [1], ...
+CURVE_PAST_PLAN = 2.0
+#: ... or to the hours this share of the plan's spend buys [1], whichever is more ...
+CURVE_SPEND_SHARE = 0.25
+#: ... and to at least this many hours [h] (never past the source's availability).
+CURVE_LEAST_HOURS = 1.0
+#: Points along each drawn curve [points].
+CURVE_POINTS = 200
+
 
 @quiet_glyphs
 def value_curves(plan: Plan, problem: Problem) -> Figure:
@@ -57,10 +67,11 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
             continue
         r = s.iloc[i]
         x_plan = float(plan.sources["hours"].iloc[i])
-        top = max(2.0 * x_plan, 0.25 * float(plan.spent_usd) / max(cost[i], 1e-9), 1.0)
+        spend = CURVE_SPEND_SHARE * float(plan.spent_usd) / cost[i] if cost[i] > 0 else 0.0
+        top = max(CURVE_PAST_PLAN * x_plan, spend, CURVE_LEAST_HOURS)
         if math.isfinite(r["available_hours"]):
             top = min(top, float(r["available_hours"]))
-        hours = np.linspace(0, top, 200)
+        hours = np.linspace(0, top, CURVE_POINTS)
         v = value.value(r["rate"] * (r["held_hours"] + hours), r["curve"], r["saturation_hours"], r["curve_shape"])
         dollars = hours * cost[i]
         ax.plot(dollars, v, color="tab:blue")
