@@ -19,8 +19,9 @@ whether it converged; the plans' values must agree within the tolerance.
 
 Then EVPI: ``procure solve --budget 100000 --samples 1000 --workers 1`` end to end (a fresh
 process each) on the shipped default ledger with its twin and simulated sources' curves made
-linear, against the same command on the default ledger as shipped (all log curves); and where
-the linear ledger's 1,000 wait-and-see values are certified (:func:`evpi_paths`).
+linear, and with its force-bearing source's, against the same command on the default ledger as
+shipped (all log curves); and where each linear ledger's 1,000 wait-and-see values are
+certified (:func:`evpi_paths`).
 """
 
 from __future__ import annotations
@@ -52,19 +53,19 @@ from procure.program.wait_and_see import wait_and_see_values
 
 #: The mixes of curves of the ledgers.
 MIXES = (("log", "exp", "linear"), ("linear", "log"))
-#: The default ledger's sources whose curves the EVPI case makes linear.
-LINEAR_SOURCES = ("twin", "sim")
+#: The default ledger's sources whose curves the EVPI case makes linear, one ledger each.
+LINEAR_SOURCES = (("twin", "sim"), ("force",))
 
 
-def linear_ledger(folder: Path) -> Path:
-    """A copy of the default ledger in ``folder`` with :data:`LINEAR_SOURCES`' curves linear."""
-    target = folder / "linear"
+def linear_ledger(folder: Path, sources: tuple[str, ...] = LINEAR_SOURCES[0]) -> Path:
+    """A copy of the default ledger in ``folder`` with ``sources``' curves linear."""
+    target = folder / "_".join(sources)
     shutil.copytree(load_ledger().path, target)
     with open(target / "sources.csv", newline="") as fh:
         rows = list(csv.reader(fh))
     column = rows[0].index("curve")
     for row in rows[1:]:
-        if row[0] in LINEAR_SOURCES:
+        if row[0] in sources:
             row[column] = "linear"
     with open(target / "sources.csv", "w", newline="") as fh:
         csv.writer(fh).writerows(rows)
@@ -72,15 +73,17 @@ def linear_ledger(folder: Path) -> Path:
 
 
 def evpi_case(repeat: int) -> None:
-    """Time ``--samples 1000`` with EVPI on the ledger with linear curves and on the default."""
+    """Time ``--samples 1000`` with EVPI on each ledger with linear curves and on the default."""
     solve = [*procure_command(), "solve", "--budget", "100000", "--samples", "1000", "--workers", "1"]
     with tempfile.TemporaryDirectory() as tmp:
-        folder = linear_ledger(Path(tmp))
-        t = interleaved({"linear": command([*solve, "--ledger", str(folder)]), "default": command(solve)}, repeat)
-        print(f"--samples 1000 with EVPI, twin and sim linear: median {statistics.median(t['linear']):.2f} s "
-              f"(min {min(t['linear']):.2f}, max {max(t['linear']):.2f})")  # fmt: skip
-        print("  " + ratio("against the default ledger's", t["linear"], t["default"]))
-        print("  " + evpi_paths(folder))
+        folders = {" and ".join(names): linear_ledger(Path(tmp), names) for names in LINEAR_SOURCES}
+        methods = {name: command([*solve, "--ledger", str(f)]) for name, f in folders.items()}
+        t = interleaved({**methods, "default": command(solve)}, repeat)
+        for name, folder in folders.items():
+            print(f"--samples 1000 with EVPI, {name} linear: median {statistics.median(t[name]):.2f} s "
+                  f"(min {min(t[name]):.2f}, max {max(t[name]):.2f})")  # fmt: skip
+            print("  " + ratio("against the default ledger's", t[name], t["default"]))
+            print("  " + evpi_paths(folder))
 
 
 def evpi_paths(folder: Path) -> str:

@@ -18,7 +18,9 @@ certified when the two are within the tolerance; its value is the lower bound (a
 value). Where a linear source of a scenario reaches its kink, that scenario takes a kink step
 (:mod:`procure.program.batch_kinks`), its kinked sources' hours read where it ends on their
 hyperplanes; where no kink step holds, or no source is strictly inside its box (no curvature
-for Newton), a dual simplex step (:func:`procure.program.kinks.pivot_step`). A scenario that is
+for Newton), a dual simplex step (:func:`procure.program.kinks.pivot_step`); at a kink where
+neither holds, Newton's step on the curvature of the sources inside their boxes, as the
+single dual takes (:func:`procure.program.newton.minimise`). A scenario that is
 not certified gets ``None``, and the caller solves it on its own: where no step makes its g
 fall, or g stays where it is for more than :data:`~procure.program.newton.KINK_STALLS` steps
 in a row.
@@ -195,7 +197,8 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             kinked = kinked_sources(A[:, :, d.linear], d.rate[sel][:, d.linear], mu_s) & ~done[:, None]
             at_kink = kinked.any(axis=1)
             if at_kink.any():
-                _kink_steps(d, sel[at_kink], kinked[at_kink], mu, g, x, slope, stalls, active)
+                stuck = _kink_steps(d, sel[at_kink], kinked[at_kink], mu, g, x, slope, stalls, active)
+                at_kink[np.flatnonzero(at_kink)[stuck]] = False  # neither step holds: Newton's below
             done = done | at_kink
         keep = ~done
         sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]
@@ -243,7 +246,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray,
-                slope: np.ndarray, stalls: np.ndarray, active: np.ndarray) -> None:  # fmt: skip
+                slope: np.ndarray, stalls: np.ndarray, active: np.ndarray) -> np.ndarray:  # fmt: skip
     """The kink steps of the scenarios ``idx`` (K' × L booleans ``kinked``), written into ``mu``,
     ``g``, ``x`` and ``slope`` where g does not rise beyond its resolution; the hours read at
     the new multipliers are the kinked sources' from the step where they are on their
@@ -252,7 +255,8 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
     :data:`~procure.program.dual.KINK_HALVINGS` times. A scenario with no kink step, or none
     that holds, takes a dual simplex step instead (:func:`_pivots`); one whose g has not fallen in more than
     :data:`~procure.program.newton.KINK_STALLS` steps in a row leaves the batch (``active``
-    False), for its dual on its own."""
+    False), for its dual on its own. Returns, over ``idx``, the scenarios where neither step
+    holds (their state untouched), for a Newton step on their smooth sources' curvature."""
     lin = d.linear
     new_mu, hours, on, ok = batch_kink_step(d.A[idx], d.b[idx], d.rate[idx], d.room, lin, mu[idx], x[idx],
                                             slope[idx], kinked)  # fmt: skip
@@ -277,8 +281,10 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
     x_new[:, lin] = np.where(on, hours, x_new[:, lin])
     _take(idx, taken, (trial, g_new, x_new, slope_new), (mu, g, x, slope), stalls)
     active[idx[stalls[idx] > KINK_STALLS]] = False
+    stuck = np.zeros(len(idx), dtype=bool)
     if not taken.all():
-        _pivots(d, idx[~taken], mu, g, x, slope, stalls, active)
+        stuck[np.flatnonzero(~taken)] = _pivots(d, idx[~taken], mu, g, x, slope, stalls, active, release=False)
+    return stuck
 
 
 def _take(idx: np.ndarray, taken: np.ndarray, new: tuple[np.ndarray, ...], state: tuple[np.ndarray, ...],
@@ -294,12 +300,13 @@ def _take(idx: np.ndarray, taken: np.ndarray, new: tuple[np.ndarray, ...], state
 
 
 def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray, slope: np.ndarray,
-            stalls: np.ndarray, active: np.ndarray) -> None:  # fmt: skip
+            stalls: np.ndarray, active: np.ndarray, *, release: bool = True) -> np.ndarray:  # fmt: skip
     """The dual simplex steps (:func:`procure.program.kinks.pivot_step`) of the scenarios
     ``idx``, where g has no curvature or no kink step holds: written into ``mu``, ``g``, ``x``
     and ``slope`` where g does not rise beyond its resolution (``stalls`` counts the steps in a
-    row that leave g where it was); a scenario with no such step, or stalled, leaves the batch
-    (``active`` False), for its dual on its own."""
+    row that leave g where it was); a stalled scenario leaves the batch (``active`` False), for
+    its dual on its own, and so does one with no such step where ``release``. Returns, over
+    ``idx``, the scenarios with no step that holds (their state untouched)."""
     lin = d.linear
     trial = mu[idx].copy()
     stepped = np.zeros(len(idx), dtype=bool)
@@ -308,13 +315,17 @@ def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.
         found = pivot_step(d.A[r], d.b[r], mu[r], x[r], lin[kinked[q]], d.entry[r], d.leave[r])
         if found is not None:
             trial[q], stepped[q] = found, True
+    held = np.zeros(len(idx), dtype=bool)
     if stepped.any():
         s = idx[stepped]
         g_new, x_new, slope_new = d.g(trial[stepped], s)
         taken = np.isfinite(g_new) & within_resolution(g_new, g[s])
         _take(s, taken, (trial[stepped], g_new, x_new, slope_new), (mu, g, x, slope), stalls)
-        active[s[~taken | (stalls[s] > KINK_STALLS)]] = False
-    active[idx[~stepped]] = False
+        held[np.flatnonzero(stepped)[taken]] = True
+        active[s[taken & (stalls[s] > KINK_STALLS)]] = False
+    if release:
+        active[idx[~held]] = False
+    return ~held
 
 
 def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -138,14 +138,15 @@ def test_scenarios_of_small_programs_with_linear_sources_agree_with_slsqp(seed):
 
 
 def test_the_batch_finds_the_optimum_of_most_small_programs():
-    # 60 programs × 4 scenarios: 194 of 240 close in the batch (the rest are left to each
-    # scenario's dual on its own); with no kink steps in the batch, 66 did
+    # 60 programs × 4 scenarios: 204 of 240 close in the batch (the rest are left to each
+    # scenario's dual on its own); with no Newton step where neither a kink step nor a dual
+    # simplex step holds, 194 did; with no kink steps in the batch, 66
     closed = 0
     for seed in range(60):
         curve, rates, room, k, A, b = _small(seed)
         mu, g, x = minimise_batch(_batch(curve, rates, room, k, A, b))
         closed += sum(_closes(curve, rates, room, k, A, b, mu, g, x))
-    assert closed >= 180
+    assert closed >= 200
 
 
 def test_two_identical_linear_sources_at_a_vertex_by_hand():

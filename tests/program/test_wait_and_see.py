@@ -135,15 +135,27 @@ def _no_kink_steps(A, b, rate, room, linear, mu, x, slope, kinked):
 def test_a_ledger_with_linear_curves_is_certified_together():
     """The default ledger with its twin's and simulated source's curves linear: at most
     scenarios' optima the accelerators bind and the twin is bought in part. The batch certifies
-    at least 90 % of 200 scenarios; every 20th certified value is the Pyomo program's, solved on
-    its own without the dual."""
+    at least 98 % of 200 scenarios (190 without the Newton step of the next test); every 20th
+    certified value is the Pyomo program's, solved on its own without the dual."""
+    _certified_together(["twin", "sim"])
+
+
+def test_a_ledger_with_the_force_source_linear_is_certified_together():
+    """The default ledger with its force-bearing source linear: the force source sits at its
+    kink where neither a kink step nor a dual simplex step lowers g, and the batch takes Newton's
+    step on the other sources' curvature there. At least 98 % of 200 scenarios are certified
+    together (166 without that step); every 20th value is the Pyomo program's without the dual."""
+    _certified_together(["force"])
+
+
+def _certified_together(linear_sources: list[str]) -> None:
     ledger = load_ledger()
     s = ledger.sources.copy()
-    s.loc[s["source"].isin(["twin", "sim"]), "curve"] = "linear"
+    s.loc[s["source"].isin(linear_sources), "curve"] = "linear"
     linear = replace(ledger, sources=s)
     sp = scenario_problem(from_ledger(linear, budget=100_000), ledger_scenarios(linear, samples=200, seed=0))
     got = wait_and_see_values(sp, TOL)
-    assert sum(v is not None for v in got) >= 0.9 * sp.count
+    assert sum(v is not None for v in got) >= 0.98 * sp.count
     checked = 0
     for k in range(0, sp.count, 20):
         if got[k] is not None:
