@@ -32,7 +32,9 @@ import numpy as np
 from ..curves import REGISTRY, Curve
 from . import value
 from .bounds import CurveArrays
-from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step, price_thresholds
+from .kink_dual import KINK_HALVINGS as KINK_HALVINGS
+from .kink_dual import KinkSteps
+from .kinks import price_thresholds
 from .newton import (  # noqa: F401  # the method's names, importable from here as before
     ARMIJO,
     DUAL_TOLERANCE,
@@ -57,8 +59,6 @@ from .problem import Problem
 DUAL_CURVES = ("log", "exp", "power", "linear")
 #: Relative step of the central difference that gives the inverse derivative's slope [1].
 INVERSE_STEP = 1e-6
-#: Most halvings of one kink step.
-KINK_HALVINGS = 20
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k
     return x, np.where(inside, (up - down) / (safe + step - low) / rate**2, 0.0)
 
 
-class _Dual:
+class _Dual(KinkSteps):
     """g(μ), x(μ) and the Hessian's pieces for one problem's sources and rows.
 
     The sources are grouped by curve once, and each group's formulas called on it directly
@@ -159,6 +159,7 @@ class _Dual:
         ]
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
         self.all_or_nothing = np.flatnonzero(self.linear & grows)
+        self.kink_rate, self.room = a.rate, a.room
         self.evaluations = 0
 
     @cached_property
@@ -201,56 +202,6 @@ class _Dual:
             total += float(np.sum(entry.value(a.rate[idx] * (a.held[idx] + x[idx]), a.k[idx], a.shape[idx])))
         c = self.rows.A.T @ mu
         return total - float(c @ x) + float(mu @ self.rows.b), x, slope
-
-    def kink_newton(
-        self, mu: np.ndarray, g: float, x: np.ndarray, slope: np.ndarray
-    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
-        """Newton's step on the hyperplanes of the linear sources at their kink at ``mu``
-        (:func:`procure.program.kinks.kink_step`): the multipliers, g, the hours (the kinked
-        sources bought in part) and dx/dc after it, where g does not rise beyond its float
-        resolution; None where no source is at its kink or the step does not hold."""
-        kinked = at_kinks(self.rows.A, self.a.rate, self.all_or_nothing, mu)
-        if len(kinked) == 0:
-            return None
-        found = kink_step(self.rows.A, self.rows.b, self.a.rate, self.a.room, mu, x, slope, kinked)
-        if found is None:
-            return None
-        target, hours, kinked = found
-        # along the step, where g rises at its end (another linear source's kink on the way):
-        # that kink first, then halvings
-        direction = mu - target
-        others = np.setdiff1d(self.all_or_nothing, kinked)
-        crossing = breakpoints(self.rows.A, self.a.rate, others, mu, direction)
-        lengths = [1.0, *crossing[:1].tolist(), *(0.5**q for q in range(1, KINK_HALVINGS + 1))]
-        for t in lengths:
-            mu_new = np.maximum(mu - t * direction, 0.0)
-            g_new, x_new, slope_new = self.g(mu_new)
-            if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
-                # the hours in part only where the step ends on the kink (not cut short, not
-                # clipped at μ ≥ 0): elsewhere each source's term is maximised by all or nothing
-                on = on_kinks(self.rows.A, self.a.rate, self.a.room, kinked, mu_new, g_new)
-                x_new = x_new.copy()
-                x_new[kinked[on]] = hours[on]
-                return mu_new, g_new, x_new, slope_new
-        return None
-
-    def pivot(self, mu: np.ndarray, g: float, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
-        """Where no source is strictly inside its box, the step along the kinks' hyperplanes to
-        the next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
-        hours and dx/dc there, where g does not rise beyond its float resolution; else None."""
-        kinked = at_kinks(self.rows.A, self.a.rate, self.all_or_nothing, mu)
-        trial = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, *self.thresholds)
-        if trial is None:
-            return None
-        g_new, x_new, slope_new = self.g(trial)
-        if not (math.isfinite(g_new) and bool(within_resolution(g_new, g))):
-            return None
-        return trial, g_new, x_new, slope_new
-
-    def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
-        """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches
-        its kink (:func:`procure.program.kinks.breakpoints`), ascending [1]."""
-        return breakpoints(self.rows.A, self.a.rate, self.all_or_nothing, mu, direction)
 
 
 def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:

@@ -15,6 +15,7 @@ the multipliers price, so the LP's optimum is the plan's value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from ..curves import REGISTRY
 from . import value
 from .bounds import CurveArrays
 from .dual import DUAL_CURVES, INVERSE_STEP, CouplingRows, Dual, minimise
+from .kink_dual import KinkSteps
 from .scenarios import ScenarioProblem
 
 #: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
@@ -47,8 +49,13 @@ def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
     )
 
 
-class _ExpectedDual:
-    """g(μ) and x(μ) for V_s, the probability-weighted curves of each source."""
+class _ExpectedDual(KinkSteps):
+    """g(μ) and x(μ) for V_s, the probability-weighted curves of each source.
+
+    A source with a linear curve is linear in every scenario, ``V_s(x) = R_s (h0_s + x)`` with
+    ``R_s = Σ_ω π_ω ρ_sω``: all or nothing at a price, and the method steps along its kink
+    (:class:`procure.program.kink_dual.KinkSteps`) as along a linear curve's of one scenario.
+    """
 
     def __init__(self, sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows) -> None:
         self.sp, self.a, self.rows = sp, a, rows
@@ -59,6 +66,22 @@ class _ExpectedDual:
         self.rate = sp.rate
         self.k = sp.saturation_hours
         self.p = sp.probability[:, None]
+        linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
+        self.kink_rate = np.sum(self.p * self.rate, axis=0)
+        self.all_or_nothing = np.flatnonzero(linear & (self.kink_rate > 0))
+        self.room = a.room
+
+    @cached_property
+    def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per source, V_s' at the hours held and at the end of its box (0 for a box without
+        end): the prices in multipliers below which it buys more than nothing and less than its
+        box [value per h]."""
+        every = np.arange(self.sp.n)
+        finite = np.isfinite(self.room)
+        leave = np.zeros(self.sp.n)
+        with np.errstate(all="ignore"):
+            leave[finite] = np.nan_to_num(self.slope(self.room[finite], every[finite]), nan=0.0)
+        return self.marginal_at_held(), leave
 
     def slope(self, x: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """V_s'(x_s) of the sources ``columns`` [value per h]."""

@@ -28,12 +28,10 @@ in a row.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..arrays import DIVISION_FLOOR
-from ..curves import REGISTRY
+from .batch_dual import BatchDual as BatchDual
 from .batch_kinks import STEP_NOISE, batch_kink_step
 from .bounds import CurveArrays, source_arrays
 from .dual import (
@@ -45,16 +43,13 @@ from .dual import (
     MAX_HALVINGS,
     NEWTON_RIDGE,
     STALL_RESOLUTION,
-    START_BRACKET,
-    START_STEPS,
     at_resolution,
-    box_hours,
     capacity_rows_of,
     coupling_rows,
     eligible,
     within_resolution,
 )
-from .kinks import kinked_sources, on_hyperplanes, pivot_step, price_thresholds
+from .kinks import kinked_sources, on_hyperplanes, pivot_step
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
@@ -62,113 +57,10 @@ from .scenarios import ScenarioProblem
 
 #: Passes of :func:`within_rows` over the broken coupling rows [1].
 WITHIN_ROWS_PASSES = 3
-
-
-class BatchDual:
-    """g_ω(μ_ω), x_ω(μ_ω) and dx/dc for K scenarios of one problem, as arrays (K × ...).
-
-    Parameters
-    ----------
-    rate, k : numpy.ndarray
-        Each scenario's rates ρσφ [1] and saturation scales [effective h], K × n.
-    held, room, shape : numpy.ndarray
-        Hours held [h], most hours [h] and curve shapes [1] of the n sources.
-    curve : numpy.ndarray
-        Curve name of each source.
-    A : numpy.ndarray
-        Coupling rows of each scenario, K × m × n (budget first) [$ per h, unit per h, ...].
-    b : numpy.ndarray
-        Their right-hand sides, K × m [$, unit, ...].
-    """
-
-    def __init__(self, rate: np.ndarray, k: np.ndarray, held: np.ndarray, room: np.ndarray, shape: np.ndarray,
-                 curve: np.ndarray, A: np.ndarray, b: np.ndarray) -> None:  # fmt: skip
-        self.rate, self.k, self.held, self.room, self.shape = rate, k, held, room, shape
-        self.A, self.b = A, b
-        linear = (curve == "linear") | ((curve == "power") & (shape == 1))
-        self.linear = np.flatnonzero(linear)
-        self.groups = [(entry, np.flatnonzero((curve == name) & ~linear)) for name, entry in REGISTRY.items()]
-        self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
-        self.evaluations = 0
-        #: Per scenario and source, the price in multipliers below which it buys more than
-        #: nothing (its marginal value at the hours held) and below which it buys less than its
-        #: box (at the box's end; 0 for a box without end), both its rate for a linear source
-        #: [value per h] (:func:`procure.program.kinks.pivot_step`).
-        self.entry, self.leave = price_thresholds(rate, held, room, self.derivative)
-
-    def derivative(self, e: np.ndarray) -> np.ndarray:
-        """v'(e) of each source's curve at effective hours ``e`` (K × n; 1 for a linear source)."""
-        out = np.ones_like(e)
-        for entry, idx in self.groups:
-            out[:, idx] = entry.derivative(e[:, idx], self.k[:, idx], self.shape[idx])
-        return out
-
-    def prices(self, mu: np.ndarray, sel: np.ndarray) -> np.ndarray:
-        """Each source's price in multipliers, ``(Aᵀμ)_s``, for the scenarios ``sel`` [value per h]."""
-        return np.einsum("kmn,km->kn", self.A[sel], mu)
-
-    def hours(self, mu: np.ndarray, sel: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """x(μ) within each box and dx/dc where a smooth source is strictly inside it, for the
-        scenarios ``sel`` (μ one row per scenario of ``sel``)."""
-        c = self.prices(mu, sel)
-        rate_all = self.rate[sel]
-        x = np.zeros_like(c)
-        slope = np.zeros_like(c)
-        lin = self.linear
-        if len(lin):
-            x[:, lin] = np.where((rate_all[:, lin] > c[:, lin]) & (rate_all[:, lin] > 0), self.room[lin], 0.0)
-        k_all = self.k[sel]
-        with np.errstate(all="ignore"):
-            for entry, idx in self.groups:
-                x[:, idx], slope[:, idx] = box_hours(entry, c[:, idx], rate_all[:, idx], self.held[idx], k_all[:, idx],
-                                                     self.shape[idx], self.room[idx], slopes=slopes)  # fmt: skip
-        return x, slope
-
-    def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
-        """Each scenario's true value of hours ``x`` (rows of ``sel``) [own-hour equivalents]."""
-        rate = self.rate[sel]
-        total = np.zeros(len(sel))
-        lin = self.linear
-        if len(lin):
-            total += np.sum(rate[:, lin] * (self.held[lin] + x[:, lin]), axis=1)
-        with np.errstate(all="ignore"):
-            for entry, idx in self.groups:
-                e = rate[:, idx] * (self.held[idx] + x[:, idx])
-                total += np.sum(entry.value(e, self.k[sel][:, idx], self.shape[idx]), axis=1)
-        return total
-
-    def g(self, mu: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """g(μ) per scenario of ``sel`` (inf where some box is unbounded), x(μ) and dx/dc."""
-        self.evaluations += 1
-        x, slope = self.hours(mu, sel)
-        finite = np.all(np.isfinite(x), axis=1)
-        safe = np.where(finite[:, None], x, 0.0)
-        c = self.prices(mu, sel)
-        g = self.values(safe, sel) - np.sum(c * safe, axis=1) + np.sum(mu * self.b[sel], axis=1)
-        return np.where(finite, g, math.inf), x, slope
-
-    def start(self) -> np.ndarray:
-        """μ with only the budget priced, at each scenario's λ where its budget is spent
-        (bisection on log λ, all scenarios together)."""
-        count, m = self.b.shape
-        every = np.arange(count)
-        mu = np.zeros((count, m))
-        budget_row = self.A[:, 0, :]
-        with np.errstate(all="ignore"):
-            top = np.max(np.where(budget_row > 0, self.entry / budget_row, 0.0), axis=1, initial=0.0)
-        priced = (top > 0) & np.isfinite(top)
-        log_top = np.log(np.where(priced, top, 1.0))
-        lo, hi = log_top + START_BRACKET[0], log_top + START_BRACKET[1]
-        for _ in range(START_STEPS):
-            mid = 0.5 * (lo + hi)
-            mu[:, 0] = np.exp(mid)
-            x, _ = self.hours(mu, every, slopes=False)
-            finite = np.all(np.isfinite(x), axis=1)
-            spent = np.where(finite, np.sum(budget_row * np.where(finite[:, None], x, 0.0), axis=1), math.inf)
-            under = spent <= self.b[:, 0]
-            lo, hi = np.where(under, lo, mid), np.where(under, mid, hi)
-        mu[:, 0] = np.where(priced, np.exp(hi), 0.0)
-        return mu
+#: Newton steps a scenario takes at a kink where neither a kink step nor a dual simplex step
+#: holds, before it leaves the batch for its dual on its own [steps]: a scenario that needs
+#: more takes ever shorter steps and is rarely certified (1 to 3 sufficed on the ledgers tried).
+KINK_NEWTON_STEPS = 3
 
 
 def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -181,6 +73,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     g, x, slope = d.g(mu, every)
     active = np.isfinite(g)
     stalls = np.zeros(count, dtype=np.int64)
+    newtons = np.zeros(count, dtype=np.int64)  # Newton steps taken at a kink where no other step held
     eye = np.eye(m)
     for _step in range(MAX_DUAL_STEPS):
         sel = np.flatnonzero(active)
@@ -198,7 +91,12 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             at_kink = kinked.any(axis=1)
             if at_kink.any():
                 stuck = _kink_steps(d, sel[at_kink], kinked[at_kink], mu, g, x, slope, stalls, active)
-                at_kink[np.flatnonzero(at_kink)[stuck]] = False  # neither step holds: Newton's below
+                # neither step holds: Newton's below, up to KINK_NEWTON_STEPS times a scenario
+                stuck_idx = sel[at_kink][stuck]
+                newtons[stuck_idx] += 1
+                over = newtons[stuck_idx] > KINK_NEWTON_STEPS
+                active[stuck_idx[over]] = False
+                at_kink[np.flatnonzero(at_kink)[stuck][~over]] = False
             done = done | at_kink
         keep = ~done
         sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]

@@ -177,3 +177,30 @@ def test_integer_terms_are_not_batched():
     alone = [solve_problem(sp.scenario(k), tolerance=TOL).value for k in range(sp.count)]
     assert result.wait_and_see == pytest.approx(float(np.mean(alone)), rel=2 * TOL)
     assert math.isfinite(result.evpi)
+
+
+def test_a_scenario_no_step_certifies_leaves_the_batch_soon():
+    """The default ledger with its twin linear, at a budget where one scenario sits at the twin's
+    kink with no kink step and no dual simplex step holding: Newton's step there is taken at most
+    ``KINK_NEWTON_STEPS`` times before the scenario leaves the batch, in about a thousand
+    evaluations of its dual (2,624 when it stepped on until the batch's last step)."""
+    ledger = load_ledger()
+    s = ledger.sources.copy()
+    s.loc[s["source"] == "twin", "curve"] = "linear"
+    linear = replace(ledger, sources=s)
+    sp = scenario_problem(from_ledger(linear, budget=1.56e5), ledger_scenarios(linear, samples=25, seed=803620))
+    one = sp.subset([11])
+    evaluations = [0]
+    g = wait_and_see.BatchDual.g
+
+    def counted(self, mu, sel):
+        evaluations[0] += len(sel)
+        return g(self, mu, sel)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wait_and_see.BatchDual, "g", counted)
+        got = wait_and_see_values(one, TOL)
+    assert got == [None]
+    assert evaluations[0] <= 1_500
+    alone = solve_uncertain(one, tolerance=TOL)  # EVPI solves it on its own
+    assert math.isfinite(alone.wait_and_see)
