@@ -13,7 +13,7 @@ import numpy as np
 
 from ..curves import REGISTRY
 from .dual import START_BRACKET, START_STEPS, box_hours
-from .kinks import price_thresholds
+from .kinks import linear_curves, price_thresholds
 
 
 class BatchDual:
@@ -37,7 +37,7 @@ class BatchDual:
                  curve: np.ndarray, A: np.ndarray, b: np.ndarray) -> None:  # fmt: skip
         self.rate, self.k, self.held, self.room, self.shape = rate, k, held, room, shape
         self.A, self.b = A, b
-        linear = (curve == "linear") | ((curve == "power") & (shape == 1))
+        linear = linear_curves(curve, shape)
         self.linear = np.flatnonzero(linear)
         self.groups = [(entry, np.flatnonzero((curve == name) & ~linear)) for name, entry in REGISTRY.items()]
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]

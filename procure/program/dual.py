@@ -34,7 +34,7 @@ from . import value
 from .bounds import CurveArrays
 from .kink_dual import KINK_HALVINGS as KINK_HALVINGS
 from .kink_dual import KinkSteps
-from .kinks import price_thresholds
+from .kinks import linear_curves, price_thresholds
 from .newton import (  # noqa: F401  # the method's names, importable from here as before
     ARMIJO,
     DUAL_TOLERANCE,
@@ -152,7 +152,7 @@ class _Dual(KinkSteps):
 
     def __init__(self, a: CurveArrays, rows: CouplingRows) -> None:
         self.a, self.rows = a, rows
-        self.linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
+        self.linear = linear_curves(a.curve, a.shape)
         grows = a.rate > 0
         self.groups = [
             (entry, np.flatnonzero((a.curve == name) & ~self.linear & grows)) for name, entry in REGISTRY.items()

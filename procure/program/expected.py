@@ -24,6 +24,7 @@ from . import value
 from .bounds import CurveArrays
 from .dual import DUAL_CURVES, INVERSE_STEP, CouplingRows, Dual, minimise
 from .kink_dual import KinkSteps
+from .kinks import linear_curves
 from .scenarios import ScenarioProblem
 
 #: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
@@ -66,7 +67,7 @@ class _ExpectedDual(KinkSteps):
         self.rate = sp.rate
         self.k = sp.saturation_hours
         self.p = sp.probability[:, None]
-        linear = (a.curve == "linear") | ((a.curve == "power") & (a.shape == 1))
+        linear = linear_curves(a.curve, a.shape)
         self.kink_rate = np.sum(self.p * self.rate, axis=0)
         self.all_or_nothing = np.flatnonzero(linear & (self.kink_rate > 0))
         self.room = a.room

@@ -55,6 +55,12 @@ PROJECTED_ZERO = 1e-12
 BOX_SLACK = 1e-9
 
 
+def linear_curves(curve: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """Which sources' curves are linear in the effective hours, v(e) = e: the linear curve and
+    the power curve with β = 1 (booleans, one per source)."""
+    return (curve == "linear") | ((curve == "power") & (shape == 1))
+
+
 def kinked_sources(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Which linear sources are at their kink: price in multipliers within
     :data:`KINK_TOLERANCE` of a positive rate (booleans, one per source).

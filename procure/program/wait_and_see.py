@@ -85,6 +85,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         projected = np.where(mu_s > 0, grad, np.minimum(grad, 0.0))
         done = np.all(np.abs(projected) <= DUAL_TOLERANCE * scale, axis=1)
         active[sel[done]] = False
+        pivoted = np.zeros(len(sel), dtype=bool)  # a dual simplex step tried (and failed) already
         if len(d.linear):
             # a linear source at its kink: a kink step instead (procure.program.batch_kinks)
             kinked = kinked_sources(A[:, :, d.linear], d.rate[sel][:, d.linear], mu_s) & ~done[:, None]
@@ -92,14 +93,15 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if at_kink.any():
                 stuck = _kink_steps(d, sel[at_kink], kinked[at_kink], mu, g, x, slope, stalls, active)
                 # neither step holds: Newton's below, up to KINK_NEWTON_STEPS times a scenario
-                stuck_idx = sel[at_kink][stuck]
-                newtons[stuck_idx] += 1
-                over = newtons[stuck_idx] > KINK_NEWTON_STEPS
-                active[stuck_idx[over]] = False
-                at_kink[np.flatnonzero(at_kink)[stuck][~over]] = False
+                pos = np.flatnonzero(at_kink)[stuck]
+                newtons[sel[pos]] += 1
+                over = newtons[sel[pos]] > KINK_NEWTON_STEPS
+                active[sel[pos[over]]] = False
+                at_kink[pos[~over]] = False
+                pivoted[pos[~over]] = True
             done = done | at_kink
         keep = ~done
-        sel, A, mu_s, grad = sel[keep], A[keep], mu_s[keep], grad[keep]
+        sel, A, mu_s, grad, pivoted = sel[keep], A[keep], mu_s[keep], grad[keep], pivoted[keep]
         if not len(sel):
             continue  # every scenario left took a kink step
         free = (mu_s > 0) | (grad < 0)
@@ -118,7 +120,9 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 direction = np.full_like(rhs, np.nan)
         stalled |= ~np.all(np.isfinite(direction), axis=1)
         if stalled.any():  # no curvature: g is piecewise linear here, a dual simplex step instead
-            _pivots(d, sel[stalled], mu, g, x, slope, stalls, active)
+            active[sel[stalled & pivoted]] = False  # tried just now: it would fail again
+            if (stalled & ~pivoted).any():
+                _pivots(d, sel[stalled & ~pivoted], mu, g, x, slope, stalls, active)
         ok_rows = ~stalled
         sel, mu_s, grad, direction = sel[ok_rows], mu_s[ok_rows], grad[ok_rows], direction[ok_rows]
         t = np.ones(len(sel))
