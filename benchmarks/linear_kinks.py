@@ -19,9 +19,9 @@ whether it converged; the plans' values must agree within the tolerance.
 
 Then EVPI: ``procure solve --budget 100000 --samples 1000 --workers 1`` end to end (a fresh
 process each) on the shipped default ledger with its twin and simulated sources' curves made
-linear, and with its force-bearing source's, against the same command on the default ledger as
-shipped (all log curves); and where each linear ledger's 1,000 wait-and-see values are
-certified (:func:`evpi_paths`).
+linear, with its force-bearing source's, and with all five (an LP in every scenario), against
+the same command on the default ledger as shipped (all log curves); and where each linear
+ledger's 1,000 wait-and-see values are certified (:func:`evpi_paths`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from procure.program.wait_and_see import wait_and_see_values
 #: The mixes of curves of the ledgers.
 MIXES = (("log", "exp", "linear"), ("linear", "log"))
 #: The default ledger's sources whose curves the EVPI case makes linear, one ledger each.
-LINEAR_SOURCES = (("twin", "sim"), ("force",))
+LINEAR_SOURCES = (("twin", "sim"), ("force",), ("own", "twin", "older_arm", "force", "sim"))
 
 
 def linear_ledger(folder: Path, sources: tuple[str, ...] = LINEAR_SOURCES[0]) -> Path:

@@ -88,17 +88,28 @@ class KinkSteps:
         return None
 
     def pivot(self, mu: np.ndarray, g: float, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
-        """Where no source is strictly inside its box, the step along the kinks' hyperplanes to
-        the next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
-        hours and dx/dc there, where g does not rise beyond its float resolution; else None."""
+        """Where no source is strictly inside its box, the step along g's steepest descent to the
+        next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
+        hours and dx/dc there, where g does not rise beyond its float resolution; at the minimum,
+        ``mu`` with the kinked sources' hours in part that show it (once: None where ``x``
+        already has them); else None."""
         kinked = at_kinks(self.rows.A, self.kink_rate, self.all_or_nothing, mu)
-        trial = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, *self.thresholds)
-        if trial is None:
-            return None
-        g_new, x_new, slope_new = self.g(trial)
-        if not (math.isfinite(g_new) and bool(within_resolution(g_new, g))):
-            return None
-        return trial, g_new, x_new, slope_new
+        for vertex in (False, True) if len(kinked) else (False,):
+            found = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, *self.thresholds, self.room, vertex=vertex)
+            if found is None:
+                continue
+            trial, hours = found
+            if hours is not None:
+                x_new = x.copy()
+                x_new[kinked] = hours
+                if np.array_equal(x_new, x):
+                    return None
+                _g, _x, slope = self.g(mu)
+                return mu, g, x_new, slope
+            g_new, x_new, slope_new = self.g(trial)
+            if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
+                return trial, g_new, x_new, slope_new
+        return None
 
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches

@@ -37,6 +37,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..arrays import DIVISION_FLOOR
+from .least_squares import BOX_SLACK, box_least_squares
 
 #: A linear source is taken to be at its kink where its price in multipliers is within this
 #: share of its rate [1]; :func:`kink_step` then puts it on the kink exactly.
@@ -50,9 +51,6 @@ KINK_EXACT = 1e-12
 SYSTEM_RESIDUAL = 1e-9
 #: The projected descent of :func:`pivot_step` counts as 0 below this share of the gradient [1].
 PROJECTED_ZERO = 1e-12
-#: A kinked source's hours from :func:`kink_step` may leave its box by this share of the box
-#: (float noise) before the step is refused [1]; they are clipped to the box.
-BOX_SLACK = 1e-9
 
 
 def linear_curves(curve: np.ndarray, shape: np.ndarray) -> np.ndarray:
@@ -220,12 +218,20 @@ def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarr
 
 
 def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kinked: np.ndarray,
-               entry: np.ndarray, leave: np.ndarray) -> np.ndarray | None:  # fmt: skip
+               entry: np.ndarray, leave: np.ndarray, room: np.ndarray,
+               *, vertex: bool = False) -> tuple[np.ndarray, np.ndarray | None] | None:  # fmt: skip
     """Where g has no curvature (no source strictly inside its box), the step along the kinks'
-    hyperplanes to the next breakpoint: g is linear there, so the step follows its steepest
-    descent projected on the hyperplanes (the kinked sources stay on their kinks) as far as the
-    first point where some other source's term bends, a multiplier reaches 0, or another source
-    reaches its kink.
+    hyperplanes to the next breakpoint — a dual simplex step.
+
+    g is linear there, so the step follows its steepest descent projected on the hyperplanes
+    (the kinked sources stay on their kinks). Where that projection is 0 (μ at a vertex of kinks:
+    as many kinked sources as rows that bind), the step follows g's steepest descent over all
+    its subgradients instead: they are ``b − A x`` for every choice of the kinked sources' hours
+    in their boxes, and the least of them in norm (:func:`box_least_squares` chooses those hours)
+    is 0 at the minimum; otherwise the kinked sources whose chosen hours lie at an end of their
+    box leave their kinks, bought at that end, and the others stay on theirs. The step goes as
+    far as the first point where some other source's term bends, a multiplier reaches 0, or
+    another source reaches its kink.
 
     Parameters
     ----------
@@ -239,15 +245,55 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
         Per source, the price in multipliers below which it buys more than nothing (its marginal
         value at the hours held) and below which it buys less than its box (at its box's end;
         both its rate for a linear source) [value per h].
+    room : numpy.ndarray
+        Each source's box [h] (inf for a box without end).
+    vertex : bool, default False
+        Follow the steepest descent over all of g's subgradients from the start (where the
+        step along the hyperplanes did not lower g).
 
     Returns
     -------
-    numpy.ndarray or None
-        The multipliers at that breakpoint; None where the projected descent is 0 (no way down
-        along the hyperplanes) or no breakpoint lies ahead.
+    (numpy.ndarray, numpy.ndarray or None) or None
+        The multipliers at that breakpoint and None; or, where the least subgradient is 0 (μ is
+        the minimum), ``mu`` itself and the kinked sources' hours that make it so [h] (the
+        optimum buys them in part); None where no source is kinked and the descent is 0, or no
+        breakpoint lies ahead.
     """
     grad, free = binding_rows(A, b, mu, x, kinked)
-    direction = np.zeros_like(mu)
+    hours = None
+    direction = None if vertex else _projected_descent(A, grad, free, mu, kinked)
+    scale = max(float(np.max(np.abs(grad), initial=0.0)), DIVISION_FLOOR)
+    flat = direction is not None and not np.any(np.abs(direction) > PROJECTED_ZERO * scale)
+    if len(kinked) and (vertex or flat):
+        found = _subgradient_descent(A, grad, mu, kinked, room)
+        if found is None:
+            return None
+        direction, hours = found
+        if not np.any(np.abs(direction) > PROJECTED_ZERO * scale):
+            return mu, hours
+    if direction is None or not np.any(np.abs(direction) > PROJECTED_ZERO * scale):
+        return None
+    c, dc = A.T @ mu, A.T @ direction
+    lengths = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for threshold in (entry, leave):
+            t = (threshold - c) / dc
+            t[kinked] = np.inf
+            lengths.append(t)
+        lengths.append(np.where(direction < 0, -mu / direction, np.inf))
+    t = np.concatenate(lengths)
+    t = t[np.isfinite(t) & (t > 0)]
+    if len(t) == 0:
+        return None
+    return np.maximum(mu + float(np.min(t)) * direction, 0.0), None
+
+
+def _projected_descent(A: np.ndarray, grad: np.ndarray, free: np.ndarray, mu: np.ndarray,
+                       kinked: np.ndarray) -> np.ndarray | None:  # fmt: skip
+    """g's steepest descent over the ``free`` rows projected on the ``kinked`` sources'
+    hyperplanes, the rows that would take μ below 0 held at 0 (:func:`pivot_step`); None where
+    no row is left or the projection fails."""
+    free = free.copy()
     for _pass in range(2):  # once more with the rows that would go below 0 held at 0
         F = np.flatnonzero(free)
         if len(F) == 0:
@@ -263,23 +309,30 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
         direction[F] = d
         stuck = (mu <= 0) & (direction < 0)
         if not stuck.any():
-            break
+            return direction
         free &= ~stuck
-    else:
-        return None
-    scale = float(np.max(np.abs(grad), initial=0.0))
-    if not np.any(np.abs(direction) > PROJECTED_ZERO * max(scale, DIVISION_FLOOR)):
-        return None
-    c, dc = A.T @ mu, A.T @ direction
-    lengths = []
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for threshold in (entry, leave):
-            t = (threshold - c) / dc
-            t[kinked] = np.inf
-            lengths.append(t)
-        lengths.append(np.where(direction < 0, -mu / direction, np.inf))
-    t = np.concatenate(lengths)
-    t = t[np.isfinite(t) & (t > 0)]
-    if len(t) == 0:
-        return None
-    return np.maximum(mu + float(np.min(t)) * direction, 0.0)
+    return None
+
+
+def _subgradient_descent(A: np.ndarray, grad: np.ndarray, mu: np.ndarray, kinked: np.ndarray,
+                         room: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """g's steepest descent over all its subgradients ``grad − A_L y`` (``y`` the ``kinked``
+    sources' hours in their boxes ``room``), projected on μ ≥ 0, and the hours of the least:
+    the rows counted are the priced ones and those broken by those hours (a row at μ = 0 that
+    the hours leave slack has no descent). None where a least-squares solve fails or the rows
+    do not settle."""
+    rows = (mu > 0) | (grad < 0)
+    A_L = A[:, kinked]
+    for _change in range(2 * len(mu) + 1):
+        F = np.flatnonzero(rows)
+        hours = box_least_squares(A_L[F], grad[F], room[kinked]) if len(F) else np.zeros(len(kinked))
+        if hours is None:
+            return None
+        s = grad - A_L @ hours
+        broken = ~rows & (s < 0)
+        slack = rows & (mu <= 0) & (s > 0)
+        if not (broken.any() or slack.any()):
+            direction = np.where(rows, -s, 0.0)
+            return direction, hours
+        rows = (rows | broken) & ~slack
+    return None

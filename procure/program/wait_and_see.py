@@ -210,21 +210,34 @@ def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.
     its dual on its own, and so does one with no such step where ``release``. Returns, over
     ``idx``, the scenarios with no step that holds (their state untouched)."""
     lin = d.linear
-    trial = mu[idx].copy()
-    stepped = np.zeros(len(idx), dtype=bool)
     kinked = kinked_sources(d.A[idx][:, :, lin], d.rate[idx][:, lin], mu[idx])
-    for q, r in enumerate(idx.tolist()):
-        found = pivot_step(d.A[r], d.b[r], mu[r], x[r], lin[kinked[q]], d.entry[r], d.leave[r])
-        if found is not None:
-            trial[q], stepped[q] = found, True
     held = np.zeros(len(idx), dtype=bool)
-    if stepped.any():
-        s = idx[stepped]
-        g_new, x_new, slope_new = d.g(trial[stepped], s)
-        taken = np.isfinite(g_new) & within_resolution(g_new, g[s])
-        _take(s, taken, (trial[stepped], g_new, x_new, slope_new), (mu, g, x, slope), stalls)
-        held[np.flatnonzero(stepped)[taken]] = True
-        active[s[taken & (stalls[s] > KINK_STALLS)]] = False
+    for vertex in (False, True):  # then, where no step held, g's steepest descent over all its subgradients
+        trial = mu[idx].copy()
+        stepped = np.zeros(len(idx), dtype=bool)
+        for q in np.flatnonzero(~held & (kinked.any(axis=1) | (not vertex))).tolist():
+            r = int(idx[q])
+            found = pivot_step(d.A[r], d.b[r], mu[r], x[r], lin[kinked[q]], d.entry[r], d.leave[r], d.room,
+                               vertex=vertex)  # fmt: skip
+            if found is None:
+                continue
+            if found[1] is None:
+                trial[q], stepped[q] = found[0], True
+                continue
+            # at the minimum: the kinked sources' hours in part show it (once; μ and g stay)
+            part = lin[kinked[q]]
+            if not np.array_equal(x[r, part], found[1]):
+                x[r, part] = found[1]
+                held[q] = True
+        if stepped.any():
+            s = idx[stepped]
+            g_new, x_new, slope_new = d.g(trial[stepped], s)
+            taken = np.isfinite(g_new) & within_resolution(g_new, g[s])
+            _take(s, taken, (trial[stepped], g_new, x_new, slope_new), (mu, g, x, slope), stalls)
+            held[np.flatnonzero(stepped)[taken]] = True
+            active[s[taken & (stalls[s] > KINK_STALLS)]] = False
+        if held.all():
+            break
     if release:
         active[idx[~held]] = False
     return ~held

@@ -119,7 +119,7 @@ def test_scenarios_the_batch_leaves_are_solved_on_their_own(monkeypatch):
     it; EVPI then solves them on their own, to the same figure."""
     sp = _flat(8, 0)
     monkeypatch.setattr(wait_and_see, "batch_kink_step", _no_kink_steps)
-    monkeypatch.setattr(wait_and_see, "pivot_step", lambda *args: None)
+    monkeypatch.setattr(wait_and_see, "pivot_step", lambda *args, **kwargs: None)
     got = wait_and_see_values(sp, TOL)
     assert any(v is None for v in got)
     result = solve_uncertain(sp, tolerance=TOL)
