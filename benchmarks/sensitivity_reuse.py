@@ -13,7 +13,11 @@ log-spaced byte-price multipliers from 0.1 to 10, each certified to 1e-4:
 * builds: the rebuild's Pyomo programs built and handed to HiGHS, not solved (the part of a
   rebuild that reusing the model saves); and within reuse, the seconds HiGHS itself runs
   (``Highs.getRunTime``): the ratio of a rebuild to that is the most rebuild / reuse could be
-  if everything around HiGHS took no time.
+  if everything around HiGHS took no time;
+* the guide alone: at each point's prices (computed beforehand), the dual from the point before's
+  multipliers and its hours made exact, with no model: what places each point's cuts. With
+  HiGHS's own run in reuse it is the least a point costs while each point's Pyomo program is
+  guided and solved, so rebuild / (the two) is the most rebuild / reuse could be then.
 
 The three are interleaved and repeated; prints the plan values' largest relative difference
 and the ratios as medians with their min–max (goals: rebuild / reuse ≥ 10×, reuse / raw ≤ 2×), and
@@ -37,6 +41,8 @@ from timing import interleaved, machine, ratio
 from procure import from_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import source_arrays
+from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
+from procure.program.polish import exact_hours
 from procure.program.solve import Program
 
 
@@ -69,6 +75,17 @@ def reuse_loop(base, grid, inside: list[float] | None = None) -> list[float]:
     return values
 
 
+def guide_loop(problems) -> None:
+    """The dual and its exact hours at each point's prices, each dual from the point before's μ."""
+    start = None
+    for problem in problems:
+        a = source_arrays(problem)
+        names = capacity_rows_of(problem)
+        dual = solve_dual(a, coupling_rows(problem, problem.budget, names), start)
+        exact_hours(problem, a, names, problem.budget, dual.x, dual.mu, -np.inf)
+        start = dual.mu
+
+
 def build_loop(base, grid) -> None:
     """The rebuild's Pyomo programs built and handed to HiGHS, not solved."""
     for m in grid:
@@ -89,8 +106,10 @@ def main() -> None:
     grid = np.geomspace(0.1, 10.0, args.points)
     out: dict[str, list[float]] = {}
     inside: list[float] = []
+    problems = [base.with_byte_price_x(m) for m in grid]
     t = interleaved(
         {
+            "guide": lambda: guide_loop(problems),
             "reuse": lambda: out.__setitem__("reuse", reuse_loop(base, grid, inside)),
             "builds": lambda: build_loop(base, grid),
             "rebuild": lambda: out.__setitem__("rebuild", rebuild_loop(base, grid)),
@@ -113,6 +132,10 @@ def main() -> None:
           f"of which HiGHS's own run {statistics.median(inside) * per:.1f} ms")  # fmt: skip
     limit = ratio("rebuild / HiGHS's own run in reuse", t["rebuild"], inside)
     print(f"  {limit}: the most rebuild / reuse could be were all but HiGHS free")
+    floor = [g + h for g, h in zip(t["guide"], inside, strict=True)]
+    guided = ratio("rebuild / (the guide alone + HiGHS's own run in reuse)", t["rebuild"], floor)
+    print(f"  {guided}: the most rebuild / reuse could be while each point's program is guided and solved")
+    print(f"  per point, the guide alone (dual and exact hours): {statistics.median(t['guide']) * per:.1f} ms")
 
 
 if __name__ == "__main__":

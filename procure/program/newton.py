@@ -42,6 +42,9 @@ START_BRACKET = (-60.0, 1.0)
 #: Share of the Newton matrix's trace added to its diagonal, so that a source at the edge of
 #: its box leaves the system solvable [1].
 NEWTON_RIDGE = 1e-12
+#: A multiplier below this share of the largest, on a slack row, is float noise about 0 and is
+#: held there, out of Newton's system [1].
+NEARLY_ZERO = 1e-9
 #: Kink steps (:meth:`KinkedEvaluator.kink_newton`) in a row that leave g where it was before the method
 #: takes a plain Newton step instead; in the batch of scenarios
 #: (:mod:`procure.program.wait_and_see`), kink and dual simplex steps before a scenario leaves it.
@@ -167,6 +170,16 @@ def budget_start(d: Evaluator) -> np.ndarray:
     return mu
 
 
+def _price_band(d: Evaluator, rows: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Per row of ``rows`` (rows of the coupling rows' A), the curvature g would have were each
+    source to buy its box over a price band as wide as its price in multipliers at ``mu`` (0
+    where none is priced) [h per (value per unit)²]: the scale of a step where g has none."""
+    c = np.abs(d.rows.A.T @ mu)
+    weight = np.where(c > 0, d.a.room / np.maximum(c, DIVISION_FLOOR), 0.0)
+    weight = np.where(np.isfinite(weight), weight, 0.0)
+    return (rows**2) @ weight
+
+
 def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
     """Minimise the dual ``d`` over μ ≥ 0 by projected Newton steps with a backtracking line
     search, from ``start`` (else from the budget's multiplier alone)."""
@@ -194,7 +207,10 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
                 mu, g, x, slope = stepped
                 continue
         stalled_kinks = 0
-        free = (mu > 0) | (grad < 0)
+        # a multiplier within float noise of 0 whose row is slack is held at 0, not stepped by
+        # Newton (the ε-active set of projected Newton): its step takes it to 0 alone
+        nearly = (mu > 0) & (mu <= NEARLY_ZERO * float(np.max(mu, initial=0.0))) & (grad > 0)
+        free = ((mu > 0) & ~nearly) | (grad < 0)
         H = (A * (-slope)) @ A.T
         Hf = H[np.ix_(free, free)]
         ridge = NEWTON_RIDGE * max(float(np.trace(Hf)), DIVISION_FLOOR)
@@ -203,6 +219,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             direction[free] = np.linalg.solve(Hf + ridge * np.eye(len(Hf)), grad[free])
         except np.linalg.LinAlgError:
             direction[free] = grad[free] / max(float(np.max(np.abs(np.diag(Hf)))), DIVISION_FLOOR)
+        direction[nearly] = mu[nearly]
         gradient_step = not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0
         if gradient_step and kd is not None:
             pivoted = kd.pivot(mu, g, x)
@@ -213,10 +230,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             # no source is strictly inside its box (g is piecewise linear here): a gradient step,
             # each row's scaled by the sources' rows as if each bought its box over a price band
             # as wide as its price
-            c = np.abs(A.T @ mu)
-            weight = np.where(c > 0, d.a.room / np.maximum(c, DIVISION_FLOOR), 0.0)
-            weight = np.where(np.isfinite(weight), weight, 0.0)
-            diagonal = (A[free] ** 2) @ weight
+            diagonal = _price_band(d, A[free], mu)
             if not np.all(diagonal > 0):
                 break
             direction = np.zeros_like(mu)
