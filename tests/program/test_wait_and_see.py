@@ -148,12 +148,21 @@ def test_a_ledger_with_the_force_source_linear_is_certified_together():
     _certified_together(["force"])
 
 
-def _certified_together(linear_sources: list[str]) -> None:
+def test_a_slack_budget_is_certified_together():
+    """The twin's and simulated source's curves linear and $1,000,000, a budget no scenario
+    spends: the capacities bind and the budget's multiplier is 0. A step that ended with a
+    multiplier within float noise of 0 on a slack row once left it in Newton's system, which it
+    made singular, and only 17 of 200 scenarios were certified together; it is now held at 0
+    (``NEARLY_ZERO``), and at least 98 % are; every 20th is the Pyomo program's."""
+    _certified_together(["twin", "sim"], budget=1e6)
+
+
+def _certified_together(linear_sources: list[str], budget: float = 100_000) -> None:
     ledger = load_ledger()
     s = ledger.sources.copy()
     s.loc[s["source"].isin(linear_sources), "curve"] = "linear"
     linear = replace(ledger, sources=s)
-    sp = scenario_problem(from_ledger(linear, budget=100_000), ledger_scenarios(linear, samples=200, seed=0))
+    sp = scenario_problem(from_ledger(linear, budget=budget), ledger_scenarios(linear, samples=200, seed=0))
     got = wait_and_see_values(sp, TOL)
     assert sum(v is not None for v in got) >= 0.98 * sp.count
     checked = 0
