@@ -101,23 +101,49 @@ class BatchDual:
 
     def start(self) -> np.ndarray:
         """μ with only the budget priced, at each scenario's λ where its budget is spent
-        (bisection on log λ, all scenarios together)."""
-        count, m = self.b.shape
-        every = np.arange(count)
-        mu = np.zeros((count, m))
-        budget_row = self.A[:, 0, :]
+        (bisection on log λ, all scenarios together); where the hours there still break another
+        row (a budget slack at every box, say), the start of least g among that and each such
+        row priced alone where it is met (as :func:`procure.program.newton.budget_start`)."""
+        every = np.arange(self.b.shape[0])
+        mu = self._row_priced(0, every)
+        x, _ = self.hours(mu, every, slopes=False)
+        with np.errstate(invalid="ignore"):
+            broken = np.einsum("kmn,kn->km", self.A[:, 1:], x) > self.b[:, 1:]
+        broken &= np.all(np.isfinite(x), axis=1)[:, None]
+        if not broken.any():
+            return mu
+        best, _x, _slope = self.g(mu, every)
+        for r in np.flatnonzero(broken.any(axis=0)).tolist():
+            sel = np.flatnonzero(broken[:, r])
+            trial = self._row_priced(r + 1, sel)
+            g, _x, _slope = self.g(trial, sel)
+            better = np.isfinite(g) & (g < best[sel])
+            mu[sel[better]], best[sel[better]] = trial[better], g[better]
+        return mu
+
+    def _row_priced(self, r: int, sel: np.ndarray) -> np.ndarray:
+        """μ (one row per scenario of ``sel``) with only row ``r`` priced, at the multiplier where
+        the row is met (bisection on its log; 0 where buying every box meets it, for the budget
+        every row, or nothing it holds has value)."""
+        mu = np.zeros((len(sel), self.b.shape[1]))
+        row = self.A[sel, r, :]
         with np.errstate(all="ignore"):
-            top = np.max(np.where(budget_row > 0, self.entry / budget_row, 0.0), axis=1, initial=0.0)
+            top = np.max(np.where(row > 0, self.entry[sel] / row, 0.0), axis=1, initial=0.0)
         priced = (top > 0) & np.isfinite(top)
+        x, _ = self.hours(mu, sel, slopes=False)
+        with np.errstate(invalid="ignore"):
+            used = np.einsum("kmn,kn->km", self.A[sel], x)
+        met = np.all(used <= self.b[sel], axis=1) if r == 0 else used[:, r] <= self.b[sel, r]
+        priced &= ~(met & np.all(np.isfinite(x), axis=1))
         log_top = np.log(np.where(priced, top, 1.0))
         lo, hi = log_top + START_BRACKET[0], log_top + START_BRACKET[1]
         for _ in range(START_STEPS):
             mid = 0.5 * (lo + hi)
-            mu[:, 0] = np.exp(mid)
-            x, _ = self.hours(mu, every, slopes=False)
+            mu[:, r] = np.exp(mid)
+            x, _ = self.hours(mu, sel, slopes=False)
             finite = np.all(np.isfinite(x), axis=1)
-            spent = np.where(finite, np.sum(budget_row * np.where(finite[:, None], x, 0.0), axis=1), math.inf)
-            under = spent <= self.b[:, 0]
+            spent = np.where(finite, np.sum(row * np.where(finite[:, None], x, 0.0), axis=1), math.inf)
+            under = spent <= self.b[sel, r]
             lo, hi = np.where(under, lo, mid), np.where(under, mid, hi)
-        mu[:, 0] = np.where(priced, np.exp(hi), 0.0)
+        mu[:, r] = np.where(priced, np.exp(hi), 0.0)
         return mu

@@ -148,25 +148,43 @@ class KinkedEvaluator(Evaluator, Protocol):
 
 
 def budget_start(d: Evaluator) -> np.ndarray:
-    """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ)."""
+    """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ);
+    where the hours there still break another row (a budget slack at every box, say), the start
+    of least g among that and each such row priced alone where it is met."""
+    rows = d.rows
+    mu = _row_priced(d, 0)
+    x, _ = d.hours(mu, slopes=False)
+    if not np.all(np.isfinite(x)):
+        return mu
+    broken = np.flatnonzero(rows.A[1:] @ x > rows.b[1:]) + 1
+    if not len(broken):
+        return mu
+    starts = [mu, *(_row_priced(d, int(r)) for r in broken)]
+    bounds = [d.g(start)[0] for start in starts]
+    return starts[int(np.argmin(bounds))]
+
+
+def _row_priced(d: Evaluator, r: int) -> np.ndarray:
+    """μ with only row ``r`` priced, at the multiplier where the row is met (bisection on its
+    log; 0 where buying every box meets it or nothing it holds has value)."""
     rows = d.rows
     mu = np.zeros(len(rows.b))
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = d.marginal_at_held()
-        top = float(np.max(np.where(rows.A[0] > 0, rate / rows.A[0], 0.0), initial=0.0))
+        top = float(np.max(np.where(rows.A[r] > 0, rate / rows.A[r], 0.0), initial=0.0))
     if not (top > 0 and math.isfinite(top)):
         return mu
     x, _ = d.hours(mu, slopes=False)
-    if np.all(np.isfinite(x)) and np.all(rows.A @ x <= rows.b):
-        return mu  # every box bought meets every row: nothing is priced
+    if np.all(np.isfinite(x)) and (np.all(rows.A @ x <= rows.b) if r == 0 else rows.A[r] @ x <= rows.b[r]):
+        return mu  # every box bought meets the row (for the budget: every row): nothing is priced
     lo, hi = math.log(top) + START_BRACKET[0], math.log(top) + START_BRACKET[1]
     for _ in range(START_STEPS):
         mid = 0.5 * (lo + hi)
-        mu[0] = math.exp(mid)
+        mu[r] = math.exp(mid)
         x, _ = d.hours(mu, slopes=False)
-        spent = rows.A[0] @ x if np.all(np.isfinite(x)) else math.inf
-        lo, hi = (lo, mid) if spent <= rows.b[0] else (mid, hi)
-    mu[0] = math.exp(hi)
+        used = rows.A[r] @ x if np.all(np.isfinite(x)) else math.inf
+        lo, hi = (lo, mid) if used <= rows.b[r] else (mid, hi)
+    mu[r] = math.exp(hi)
     return mu
 
 

@@ -63,3 +63,22 @@ def test_with_linear_sources_a_restart_takes_no_more_evaluations_than_the_first_
     again = solve_dual(a, rows, first.mu)
     assert again.evaluations <= first.evaluations
     assert again.bound <= first.bound * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("budget", [1e6, 1e7])
+def test_a_slack_budget_starts_from_the_binding_capacity(budget):
+    """The default ledger at a budget it cannot spend: pricing the budget alone leaves its
+    multiplier at about 1e-27 and every box bought, which breaks the accelerator row; the method
+    then doubled its way up from there (196 evaluations). It starts instead from the least g of
+    that and each broken row priced alone, and converges in a few evaluations to the plan the
+    Pyomo program certifies without the dual."""
+    from procure.ledger import load_ledger
+
+    problem = from_ledger(load_ledger(), budget=budget)
+    a = source_arrays(problem)
+    dual = solve_dual(a, coupling_rows(problem, budget, capacity_rows_of(problem)))
+    assert dual.converged
+    assert dual.evaluations <= 20
+    assert dual.mu[0] == 0.0
+    plan = Program(problem, tolerance=1e-6, dual_guide=False).solve()
+    assert dual.bound == pytest.approx(plan.value, rel=1e-6)
