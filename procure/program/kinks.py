@@ -51,6 +51,9 @@ KINK_EXACT = 1e-12
 SYSTEM_RESIDUAL = 1e-9
 #: The projected descent of :func:`pivot_step` counts as 0 below this share of the gradient [1].
 PROJECTED_ZERO = 1e-12
+#: A multiplier that :func:`pivot_step` lowers to within this share of the largest is 0 [1]
+#: (the float residue of ``μ + t·d`` where ``t`` was chosen to take it to 0).
+ZERO_RESIDUE = 1e-14
 
 
 def linear_curves(curve: np.ndarray, shape: np.ndarray) -> np.ndarray:
@@ -285,7 +288,10 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     t = t[np.isfinite(t) & (t > 0)]
     if len(t) == 0:
         return None
-    return np.maximum(mu + float(np.min(t)) * direction, 0.0), None
+    step = np.maximum(mu + float(np.min(t)) * direction, 0.0)
+    # a multiplier the step takes to 0 lands there, not on float residue above it
+    step[(direction < 0) & (step <= ZERO_RESIDUE * float(np.max(step, initial=0.0)))] = 0.0
+    return step, None
 
 
 def _projected_descent(A: np.ndarray, grad: np.ndarray, free: np.ndarray, mu: np.ndarray,

@@ -18,7 +18,8 @@ from ..arrays import DIVISION_FLOOR
 #: step beyond it and clips them to the box.
 BOX_SLACK = 1e-9
 #: :func:`box_least_squares` frees a variable where that lowers the squared residual's slope by
-#: more than this share of ``max|N| · max|r|`` [1] (float noise below) ...
+#: more than this share of ``‖N_j‖ · ‖r‖`` (its column's norm and the right-hand side's) [1]
+#: (float noise below) ...
 BOX_LS_RELEASE = 1e-12
 #: ... in at most this many changes of its free set (each is a least-squares solve of at most as
 #: many unknowns as kinked sources).
@@ -28,10 +29,11 @@ BOX_LS_CHANGES = 50
 def box_least_squares(N: np.ndarray, r: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
     """``y`` minimising ``‖r − N y‖`` within the box ``0 ≤ y ≤ upper`` (bounded-variable least
     squares by active sets, Stark and Parker 1995): from every ``y`` at 0, the variable whose
-    release lowers the residual most is freed; the free ones are solved by least squares, and
+    release lowers the residual most for its column's size is freed; the free ones are solved by least squares, and
     where that solution leaves the box the step to it stops where the first one reaches an end,
-    which is held there. None where a least-squares solve fails or :data:`BOX_LS_CHANGES` changes
-    do not settle.
+    which is held there; a variable freed and held straight back, with ``y`` unmoved, is not freed
+    again until ``y`` moves. None where a least-squares solve fails or :data:`BOX_LS_CHANGES`
+    changes do not settle.
 
     Parameters
     ----------
@@ -45,20 +47,26 @@ def box_least_squares(N: np.ndarray, r: np.ndarray, upper: np.ndarray) -> np.nda
     k = N.shape[1]
     y = np.zeros(k)
     state = np.zeros(k, dtype=np.int8)  # 0 at 0, 1 free, 2 at its upper end
-    scale = max(float(np.max(np.abs(N), initial=0.0)) * float(np.max(np.abs(r), initial=0.0)), DIVISION_FLOOR)
+    # each variable's slope against its own column's scale (columns may differ by many orders)
+    scale = np.maximum(np.linalg.norm(N, axis=0) * float(np.linalg.norm(r)), DIVISION_FLOOR)
+    blocked = np.zeros(k, dtype=bool)  # freed and held straight back, y unmoved: not again until y moves
     for _change in range(BOX_LS_CHANGES):
         w = N.T @ (r - N @ y)  # lowers the residual where y rises (w > 0) or falls (w < 0)
         gain = np.where(state == 0, w, np.where(state == 2, -w, 0.0))
-        j = int(np.argmax(gain))
-        if not gain[j] > BOX_LS_RELEASE * scale:
+        gain[blocked] = -np.inf
+        j = int(np.argmax(gain / scale))
+        if not gain[j] > BOX_LS_RELEASE * scale[j]:
             return y
         state[j] = 1
+        before = y.copy()
         for _hold in range(k + 1):
             free = state == 1
             fixed = np.where(state == 2, upper, 0.0)
             fixed[free] = 0.0
             try:
-                z_free = np.linalg.lstsq(N[:, free], r - N @ fixed, rcond=None)[0]
+                # on columns scaled to unit norm, then back: columns may differ by many orders
+                size = np.maximum(np.linalg.norm(N[:, free], axis=0), DIVISION_FLOOR)
+                z_free = np.linalg.lstsq(N[:, free] / size, r - N @ fixed, rcond=None)[0] / size
             except np.linalg.LinAlgError:  # no least-squares solution (SVD fails)
                 return None
             z = fixed.copy()
@@ -84,4 +92,8 @@ def box_least_squares(N: np.ndarray, r: np.ndarray, upper: np.ndarray) -> np.nda
                 return None
         else:
             return None
+        if np.array_equal(y, before) and state[j] != 1:
+            blocked[j] = True
+        else:
+            blocked[:] = False
     return None

@@ -157,7 +157,7 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
     ``g``, ``x`` and ``slope`` where g does not rise beyond its resolution; the hours read at
     the new multipliers are the kinked sources' from the step where they are on their
     hyperplanes. A step shorter than :data:`~procure.program.batch_kinks.STEP_NOISE` of μ is
-    float noise, and μ is kept; a step that raises g is halved, up to
+    float noise and counts as no kink step; a step that raises g is halved, up to
     :data:`~procure.program.dual.KINK_HALVINGS` times. A scenario with no kink step, or none
     that holds, takes a dual simplex step instead (:func:`_pivots`); one whose g has not fallen in more than
     :data:`~procure.program.newton.KINK_STALLS` steps in a row leaves the batch (``active``
@@ -167,8 +167,9 @@ def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarra
     new_mu, hours, on, ok = batch_kink_step(d.A[idx], d.b[idx], d.rate[idx], d.room, lin, mu[idx], x[idx],
                                             slope[idx], kinked)  # fmt: skip
     start = mu[idx]
-    noise = np.linalg.norm(new_mu - start, axis=1) <= STEP_NOISE * np.linalg.norm(start, axis=1)
-    trial = np.where((ok & ~noise)[:, None], np.maximum(new_mu, 0.0), start)
+    # a step within float noise of μ does not move it: no kink step, the dual simplex step instead
+    ok &= np.linalg.norm(new_mu - start, axis=1) > STEP_NOISE * np.linalg.norm(start, axis=1)
+    trial = np.where(ok[:, None], np.maximum(new_mu, 0.0), start)
     g_new, x_new, slope_new = d.g(trial, idx)
     g_old = g[idx]
     taken = ok & np.isfinite(g_new) & within_resolution(g_new, g_old)
