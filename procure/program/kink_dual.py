@@ -87,12 +87,14 @@ class KinkSteps:
                 return mu_new, g_new, x_new, slope_new
         return None
 
-    def pivot(self, mu: np.ndarray, g: float, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    def pivot(
+        self, mu: np.ndarray, g: float, x: np.ndarray, slope: np.ndarray
+    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
         """Where no source is strictly inside its box, the step along g's steepest descent to the
         next breakpoint (:func:`procure.program.kinks.pivot_step`): the multipliers, g, the
         hours and dx/dc there, where g does not rise beyond its float resolution; at the minimum,
-        ``mu`` with the kinked sources' hours in part that show it (once: None where ``x``
-        already has them); else None."""
+        ``mu`` with the kinked sources' hours in part that show it, and ``slope`` as it is
+        (once: None where ``x`` already has them); else None."""
         kinked = at_kinks(self.rows.A, self.kink_rate, self.all_or_nothing, mu)
         for vertex in (False, True) if len(kinked) else (False,):
             found = pivot_step(self.rows.A, self.rows.b, mu, x, kinked, *self.thresholds, self.room, vertex=vertex)
@@ -104,7 +106,6 @@ class KinkSteps:
                 x_new[kinked] = hours
                 if np.array_equal(x_new, x):
                     return None
-                _g, _x, slope = self.g(mu)
                 return mu, g, x_new, slope
             g_new, x_new, slope_new = self.g(trial)
             if math.isfinite(g_new) and bool(within_resolution(g_new, g)):

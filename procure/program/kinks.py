@@ -228,7 +228,8 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
 
     g is linear there, so the step follows its steepest descent projected on the hyperplanes
     (the kinked sources stay on their kinks). Where that projection is 0 (μ at a vertex of kinks:
-    as many kinked sources as rows that bind), the step follows g's steepest descent over all
+    as many kinked sources as rows that bind) or its step does not lower g, the caller asks for
+    the ``vertex`` step: g's steepest descent over all
     its subgradients instead: they are ``b − A x`` for every choice of the kinked sources' hours
     in their boxes, and the least of them in norm (:func:`box_least_squares` chooses those hours)
     is 0 at the minimum; otherwise the kinked sources whose chosen hours lie at an end of their
@@ -251,31 +252,31 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     room : numpy.ndarray
         Each source's box [h] (inf for a box without end).
     vertex : bool, default False
-        Follow the steepest descent over all of g's subgradients from the start (where the
-        step along the hyperplanes did not lower g).
+        Follow the steepest descent over all of g's subgradients (where the step along the
+        hyperplanes is 0 or did not lower g; needs a kinked source).
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray or None) or None
         The multipliers at that breakpoint and None; or, where the least subgradient is 0 (μ is
-        the minimum), ``mu`` itself and the kinked sources' hours that make it so [h] (the
-        optimum buys them in part); None where no source is kinked and the descent is 0, or no
+        the minimum; ``vertex`` only), ``mu`` itself and the kinked sources' hours that make it
+        so [h] (the optimum buys them in part); None where the descent is 0 otherwise, or no
         breakpoint lies ahead.
     """
     grad, free = binding_rows(A, b, mu, x, kinked)
-    hours = None
-    direction = None if vertex else _projected_descent(A, grad, free, mu, kinked)
     scale = max(float(np.max(np.abs(grad), initial=0.0)), DIVISION_FLOOR)
-    flat = direction is not None and not np.any(np.abs(direction) > PROJECTED_ZERO * scale)
-    if len(kinked) and (vertex or flat):
-        found = _subgradient_descent(A, grad, mu, kinked, room)
+    if vertex:
+        found = _subgradient_descent(A, grad, mu, kinked, room) if len(kinked) else None
         if found is None:
             return None
         direction, hours = found
         if not np.any(np.abs(direction) > PROJECTED_ZERO * scale):
             return mu, hours
-    if direction is None or not np.any(np.abs(direction) > PROJECTED_ZERO * scale):
-        return None
+    else:
+        projected = _projected_descent(A, grad, free, mu, kinked)
+        if projected is None or not np.any(np.abs(projected) > PROJECTED_ZERO * scale):
+            return None  # no way down along the hyperplanes (at a vertex of kinks: ``vertex``)
+        direction = projected
     c, dc = A.T @ mu, A.T @ direction
     lengths = []
     with np.errstate(divide="ignore", invalid="ignore"):

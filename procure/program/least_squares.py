@@ -29,11 +29,11 @@ BOX_LS_CHANGES = 50
 def box_least_squares(N: np.ndarray, r: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
     """``y`` minimising ``‖r − N y‖`` within the box ``0 ≤ y ≤ upper`` (bounded-variable least
     squares by active sets, Stark and Parker 1995): from every ``y`` at 0, the variable whose
-    release lowers the residual most for its column's size is freed; the free ones are solved by least squares, and
-    where that solution leaves the box the step to it stops where the first one reaches an end,
-    which is held there; a variable freed and held straight back, with ``y`` unmoved, is not freed
-    again until ``y`` moves. None where a least-squares solve fails or :data:`BOX_LS_CHANGES`
-    changes do not settle.
+    release lowers the residual most for its column's size is freed; the free ones are solved by
+    least squares, and where that solution leaves the box the step to it stops where the first
+    one reaches an end, which is held there; a variable freed and held straight back, with ``y``
+    unmoved, is not freed again until ``y`` moves. None where a least-squares solve fails or
+    :data:`BOX_LS_CHANGES` changes do not settle.
 
     Parameters
     ----------
@@ -62,11 +62,10 @@ def box_least_squares(N: np.ndarray, r: np.ndarray, upper: np.ndarray) -> np.nda
         for _hold in range(k + 1):
             free = state == 1
             fixed = np.where(state == 2, upper, 0.0)
-            fixed[free] = 0.0
             try:
                 # on columns scaled to unit norm, then back: columns may differ by many orders
-                size = np.maximum(np.linalg.norm(N[:, free], axis=0), DIVISION_FLOOR)
-                z_free = np.linalg.lstsq(N[:, free] / size, r - N @ fixed, rcond=None)[0] / size
+                norms = np.maximum(np.linalg.norm(N[:, free], axis=0), DIVISION_FLOOR)
+                z_free = np.linalg.lstsq(N[:, free] / norms, r - N @ fixed, rcond=None)[0] / norms
             except np.linalg.LinAlgError:  # no least-squares solution (SVD fails)
                 return None
             z = fixed.copy()

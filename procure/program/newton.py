@@ -140,7 +140,9 @@ class KinkedEvaluator(Evaluator, Protocol):
     ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
         """Newton's step along the kinks' hyperplanes: μ, g, x and dx/dc after it, or None."""
 
-    def pivot(self, mu: np.ndarray, g: float, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    def pivot(
+        self, mu: np.ndarray, g: float, x: np.ndarray, slope: np.ndarray
+    ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
         """Where g has no curvature, the step to the next breakpoint along the kinks, or None."""
 
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
@@ -162,6 +164,14 @@ def budget_start(d: Evaluator) -> np.ndarray:
     starts = [mu, *(_row_priced(d, int(r)) for r in broken)]
     bounds = [d.g(start)[0] for start in starts]
     return starts[int(np.argmin(bounds))]
+
+
+def held_at_zero(mu: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """The multipliers within float noise of 0 on a slack row (below :data:`NEARLY_ZERO` of the
+    largest, gradient > 0), held at 0 out of Newton's system and stepped to 0 alone: the
+    ε-active set of projected Newton (booleans; one problem, or K at once on the last axis)."""
+    largest = np.max(mu, axis=-1, keepdims=True, initial=0.0)
+    return (mu > 0) & (mu <= NEARLY_ZERO * largest) & (grad > 0)
 
 
 def _row_priced(d: Evaluator, r: int) -> np.ndarray:
@@ -225,9 +235,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
                 mu, g, x, slope = stepped
                 continue
         stalled_kinks = 0
-        # a multiplier within float noise of 0 whose row is slack is held at 0, not stepped by
-        # Newton (the ε-active set of projected Newton): its step takes it to 0 alone
-        nearly = (mu > 0) & (mu <= NEARLY_ZERO * float(np.max(mu, initial=0.0))) & (grad > 0)
+        nearly = held_at_zero(mu, grad)
         free = ((mu > 0) & ~nearly) | (grad < 0)
         H = (A * (-slope)) @ A.T
         Hf = H[np.ix_(free, free)]
@@ -240,7 +248,7 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         direction[nearly] = mu[nearly]
         gradient_step = not np.all(np.isfinite(direction)) or not float(np.trace(Hf)) > 0
         if gradient_step and kd is not None:
-            pivoted = kd.pivot(mu, g, x)
+            pivoted = kd.pivot(mu, g, x, slope)
             if pivoted is not None:
                 mu, g, x, slope = pivoted
                 continue

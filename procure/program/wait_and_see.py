@@ -50,7 +50,7 @@ from .dual import (
     within_resolution,
 )
 from .kinks import kinked_sources, on_hyperplanes, pivot_step
-from .newton import NEARLY_ZERO
+from .newton import held_at_zero
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
@@ -105,8 +105,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sel, A, mu_s, grad, pivoted = sel[keep], A[keep], mu_s[keep], grad[keep], pivoted[keep]
         if not len(sel):
             continue  # every scenario left took a kink step
-        # a multiplier within float noise of 0 on a slack row is held at 0 (as the single dual's)
-        nearly = (mu_s > 0) & (mu_s <= NEARLY_ZERO * np.max(mu_s, axis=1, keepdims=True)) & (grad > 0)
+        nearly = held_at_zero(mu_s, grad)
         free = ((mu_s > 0) & ~nearly) | (grad < 0)
         both = free[:, :, None] & free[:, None, :]
         H = np.where(both, np.einsum("kmn,kn,kln->kml", A, -slope[sel], A), 0.0)
