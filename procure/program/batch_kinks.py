@@ -65,7 +65,8 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
     grad, free = binding_rows(A, b, mu, x, left_out)
     held = np.zeros_like(free)  # rows held at 0 (below)
     curvature = np.einsum("kmn,kn,kln->kml", A, -slope, A)
-    gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, mu)
+    base = mu.copy()  # μ with the rows held at 0 set there
+    gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, base)
     box = room[linear]
     size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
     kin = kinked.copy()
@@ -91,8 +92,8 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
         rows, k_, solution = rows[solved], k_[solved], solution[solved]
         h = solution[:, m:]
-        # a row priced at 0 whose multiplier the step would take below 0 does not bind: held at 0
-        below = (mu[rows] <= 0) & free[rows] & (solution[:, :m] < 0)
+        # a row whose multiplier the step would take below 0 does not bind: held at 0
+        below = free[rows] & (base[rows] + solution[:, :m] < 0)
         outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
         fits = ~np.any(outside > 0, axis=1) & ~below.any(axis=1)
         done = rows[fits]
@@ -104,6 +105,9 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         some = below.any(axis=1)
         held[rows[some]] |= below[some]
         free[rows[some]] &= ~below[some]
+        lowered = rows[some]
+        base[lowered] = np.where(held[lowered], 0.0, base[lowered])
+        gap[lowered] = rate[lowered][:, linear] - np.einsum("kml,km->kl", A_lin[lowered], base[lowered])
         worse = rows[~fits & ~some]
         if len(worse):
             leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
@@ -112,7 +116,7 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
             grad[worse], binding = binding_rows(A[worse], b[worse], mu[worse], x[worse], left_out[worse])
             free[worse] = binding & ~held[worse]
         pending[rows[~fits]] = kin[rows[~fits]].any(axis=1) & free[rows[~fits]].any(axis=1)
-    return mu + step, hours, kin & ok[:, None], ok
+    return base + step, hours, kin & ok[:, None], ok
 
 
 def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:

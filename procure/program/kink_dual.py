@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step
+from .kinks import at_kinks, breakpoints, clear_of_endless, kink_step, nearest_breakpoint, on_kinks, pivot_step
 from .newton import PricedRows, within_resolution
 
 #: Most halvings of one kink step.
@@ -76,7 +76,7 @@ class KinkSteps:
         crossing = breakpoints(A, rate, others, mu, direction)
         lengths = [1.0, *crossing[:1].tolist(), *(0.5**q for q in range(1, KINK_HALVINGS + 1))]
         for t in lengths:
-            mu_new = np.maximum(mu - t * direction, 0.0)
+            mu_new = self.cleared(np.maximum(mu - t * direction, 0.0))
             g_new, x_new, slope_new = self.g(mu_new)
             if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
                 # the hours in part only where the step ends on the kink (not cut short, not
@@ -107,12 +107,24 @@ class KinkSteps:
                 if np.array_equal(x_new, x):
                     return None
                 return mu, g, x_new, slope
+            trial = self.cleared(trial)
             g_new, x_new, slope_new = self.g(trial)
             if math.isfinite(g_new) and bool(within_resolution(g_new, g)):
                 return trial, g_new, x_new, slope_new
         return None
 
+    def cleared(self, mu: np.ndarray) -> np.ndarray:
+        """``mu`` lifted off the side of a kink where a linear source without end buys without
+        end by float noise (:func:`procure.program.kinks.clear_of_endless`)."""
+        return clear_of_endless(self.rows.A, self.kink_rate, self.room, self.all_or_nothing, mu)
+
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Step lengths in (0, 1) along ``mu − t · direction`` at which a linear source reaches
         its kink (:func:`procure.program.kinks.breakpoints`), ascending [1]."""
         return breakpoints(self.rows.A, self.kink_rate, self.all_or_nothing, mu, direction)
+
+    def nearest_breakpoint(self, mu: np.ndarray, direction: np.ndarray) -> float:
+        """The least step length in (0, 1) along ``mu − t · direction`` at which some source's
+        term of g bends (:func:`procure.program.kinks.nearest_breakpoint`; inf where none) [1]."""
+        A = self.rows.A
+        return float(nearest_breakpoint(A.T @ mu, A.T @ direction, *self.thresholds))

@@ -54,6 +54,12 @@ PROJECTED_ZERO = 1e-12
 #: A multiplier that :func:`pivot_step` lowers to within this share of the largest is 0 [1]
 #: (the float residue of ``μ + t·d`` where ``t`` was chosen to take it to 0).
 ZERO_RESIDUE = 1e-14
+#: A linear source whose box has no end and whose price in multipliers lies below its rate by
+#: no more than this share of it is on its kink by float noise (a step that put it there lands
+#: either side by the rounding of ``μ + t·d`` and by the multipliers it took to 0), not buying
+#: without end [1]: :func:`clear_of_endless` lifts μ to the kink's safe side, where
+#: :func:`on_hyperplanes` takes it as on its kink.
+ENDLESS_KINK_NOISE = 1e-9
 
 
 def linear_curves(curve: np.ndarray, shape: np.ndarray) -> np.ndarray:
@@ -84,12 +90,52 @@ def on_hyperplanes(A_lin: np.ndarray, rate_lin: np.ndarray, room_lin: np.ndarray
                    g: np.ndarray | float) -> np.ndarray:  # fmt: skip
     """Which of these linear sources are on their hyperplane at ``mu``, where any hours in their
     box may be read as their hours: price in multipliers less rate, times the box ``room_lin``
-    [h], within :data:`KINK_EXACT` of max(1, abs(g)) (a box without end only exactly on its
-    kink). Shapes as :func:`kinked_sources`'s; ``g`` one per scenario."""
-    off = np.abs(np.einsum("...ml,...m->...l", A_lin, mu) - rate_lin)
+    [h], within :data:`KINK_EXACT` of max(1, abs(g)); a box without end where the price is at
+    its rate or above it by no more than :data:`ENDLESS_KINK_NOISE` of it (its term of g is then
+    0 whatever the hours: g stays a bound). Shapes as :func:`kinked_sources`'s; ``g`` one per
+    scenario."""
+    above = np.einsum("...ml,...m->...l", A_lin, mu) - rate_lin
+    off = np.abs(above)
     with np.errstate(invalid="ignore"):
         spread = np.where(off == 0, 0.0, off * room_lin)
-    return spread <= KINK_EXACT * np.maximum(1.0, np.abs(np.asarray(g, dtype=float)))[..., None]
+    endless = ~np.isfinite(room_lin) & (above >= 0) & (above <= ENDLESS_KINK_NOISE * rate_lin)
+    return endless | (spread <= KINK_EXACT * np.maximum(1.0, np.abs(np.asarray(g, dtype=float)))[..., None])
+
+
+def clear_of_endless(A: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
+                     mu: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``mu`` scaled up by the least factor that lifts every linear source whose box has no end,
+    priced below its rate by no more than :data:`ENDLESS_KINK_NOISE` of it, to its rate or
+    above: a step that lands on such a kink lands on either side by float noise, and on the
+    lower side the source buys without end (g is infinite there). Scaling keeps each multiplier
+    at 0 that is 0, and every other price moves by the same share; ``mu`` itself is returned
+    where no such source is near.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The coupling rows' coefficients, rows × sources [their units per h].
+    rate, room : numpy.ndarray
+        Each source's rate (its marginal value an hour, for a linear source) [value per h] and
+        box [h].
+    linear : numpy.ndarray
+        Indices of the linear sources.
+    mu : numpy.ndarray
+        Multipliers, ≥ 0 [value per unit].
+    """
+    endless = linear[~np.isfinite(room[linear])] if len(linear) else linear
+    if len(endless) == 0:
+        return mu
+    A_end, target = A[:, endless], rate[endless]
+    lifted = mu
+    for _ in range(4):  # each pass adds what the last one's rounding left short
+        c = A_end.T @ lifted
+        near = (c < target) & (target - c <= ENDLESS_KINK_NOISE * target) & (c > 0)
+        if not near.any():
+            break
+        factor = float(np.max(target[near] / c[near]))
+        lifted = lifted * max(factor, float(np.nextafter(1.0, 2.0)))
+    return lifted
 
 
 def binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
@@ -150,6 +196,22 @@ def breakpoints(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndar
     return np.sort(t[np.isfinite(t) & (t > 0) & (t < 1)])
 
 
+def nearest_breakpoint(c: np.ndarray, dc: np.ndarray, entry: np.ndarray, leave: np.ndarray) -> np.ndarray:
+    """The least step length t in (0, 1) along ``c − t · dc`` (the sources' prices in
+    multipliers along ``mu − t · direction``, ``dc = Aᵀ direction``) at which some source's
+    price crosses one of its thresholds ``entry`` or ``leave`` (:func:`price_thresholds`) and
+    its term of g bends: it starts to buy, stops buying its whole box, or a linear source reaches
+    its kink; a source within :data:`KINK_TOLERANCE` of a threshold now is left out (it is
+    there). One scenario (sources on the last axis), or K at once; inf where none lies ahead [1]."""
+    lengths = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for threshold in (entry, leave):
+            t = (c - threshold) / dc
+            there = np.abs(c - threshold) <= KINK_TOLERANCE * np.abs(threshold)
+            lengths.append(np.where(np.isfinite(t) & (t > 0) & (t < 1) & ~there & (threshold > 0), t, np.inf))
+    return np.min(np.minimum(*lengths), axis=-1, initial=np.inf)
+
+
 def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, mu: np.ndarray, x: np.ndarray,
               slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
     """Newton's step on g restricted to the hyperplanes of the ``kinked`` sources (see the module).
@@ -172,31 +234,41 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
     (numpy.ndarray, numpy.ndarray, numpy.ndarray) or None
         The multipliers after the step (not yet clipped to μ ≥ 0), the kinked sources' hours, in
         their boxes [h], and which sources those are: where some source's hours would leave its box, it is not bought
-        in part at the minimum, and the step is taken again without its hyperplane. None where
+        in part at the minimum, and the step is taken again without its hyperplane; where the
+        step would take a row's multiplier below 0, the row does not bind at the minimum of the
+        step's model, and the step is taken again with that multiplier held at 0. None where
         the system is singular or no kink is left.
     """
     kinked = np.asarray(kinked)
+    held = np.zeros(len(mu), dtype=bool)  # rows the step would take below 0: held at 0
+    base = mu
     while len(kinked):
-        found = _on_hyperplanes(A, b, rate, mu, x, slope, kinked)
+        found = _on_hyperplanes(A, b, rate, base, x, slope, kinked, held)
         if found is None:
             return None
         step, hours = found
+        below = (base + step < 0) & ~held
+        if below.any():
+            held |= below
+            base = np.where(held, 0.0, base)
+            continue
         box = room[kinked]
         size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
         outside = np.maximum(-BOX_SLACK * size - hours, hours - box - BOX_SLACK * size) / size
         if not np.any(outside > 0):
-            return mu + step, np.clip(hours, 0.0, box), kinked
+            return base + step, np.clip(hours, 0.0, box), kinked
         # that source is not in part at the minimum: leave its hyperplane
         kinked = np.delete(kinked, int(np.argmax(outside)))
     return None
 
 
 def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarray, x: np.ndarray,
-                    slope: np.ndarray, kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
-    """The step Δμ and the kinked sources' hours of the system in the module's docstring; None
-    where it is singular."""
+                    slope: np.ndarray, kinked: np.ndarray,
+                    held: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The step Δμ and the kinked sources' hours of the system in the module's docstring, the
+    rows ``held`` (booleans) kept out of it at their multiplier; None where it is singular."""
     grad, binding = binding_rows(A, b, mu, x, kinked)
-    free = np.flatnonzero(binding)
+    free = np.flatnonzero(binding & ~held)
     if len(free) == 0:
         return None
     Af, AL = A[free], A[np.ix_(free, kinked)]

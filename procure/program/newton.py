@@ -30,6 +30,9 @@ MAX_HALVINGS = 60
 #: The shortest gradient step (where no source is strictly inside its box) the method takes
 #: before it stops, stalled at a kink the gradient cannot leave [1].
 SHORTEST_GRADIENT_STEP = 2.0**-20
+#: A Newton step cut to below this share of its length, or refused, where the dual has linear
+#: sources: the dual simplex step along their kinks is tried in its place [1].
+SHORT_NEWTON_STEP = 2.0**-10
 #: Armijo's sufficient-decrease share of the line search [1].
 ARMIJO = 1e-4
 #: g's float resolution, as a share of max(1, abs(g)) [1]: where the decrease Armijo asks of
@@ -148,6 +151,9 @@ class KinkedEvaluator(Evaluator, Protocol):
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
         """Step lengths in (0, 1) at which a linear source reaches its kink, ascending."""
 
+    def nearest_breakpoint(self, mu: np.ndarray, direction: np.ndarray) -> float:
+        """The least step length in (0, 1) at which some source's term of g bends (inf where none)."""
+
 
 def budget_start(d: Evaluator) -> np.ndarray:
     """μ with only the budget priced, at the λ where the budget is spent (bisection on log λ);
@@ -263,14 +269,29 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
             direction[free] = grad[free] / diagonal
         t = 1.0
         flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
+        # where the full step is refused, the nearest point along it where some source's term
+        # bends (it starts to buy, reaches its box's end or its kink), before the halvings: the
+        # step's model of g holds only up to there (a step over nearly parallel rows can be many
+        # orders of magnitude too long)
+        nearest = kd.nearest_breakpoint(mu, direction) if kd is not None else math.inf
         for _half in range(MAX_HALVINGS):
             trial = np.maximum(mu - t * direction, 0.0)
             asked = ARMIJO * float(grad @ (mu - trial))
             g_new, x_new, slope_new = d.g(trial)
             if math.isfinite(g_new) and (g_new <= g - asked or (flat and bool(within_resolution(g_new, g)))):
                 break
-            t *= 0.5
+            t = min(0.5 * t, nearest) if nearest < t else 0.5 * t
         else:
+            t = 0.0  # no length of the step holds
+        if kd is not None and not gradient_step and t < SHORT_NEWTON_STEP:
+            # Newton's step over too few curved sources (rows nearly parallel over them) is far
+            # too long or no way down: the dual simplex step along the kinks instead, where it
+            # does better
+            pivoted = kd.pivot(mu, g, x, slope)
+            if pivoted is not None and (t == 0.0 or pivoted[1] <= g_new):
+                mu, g, x, slope = pivoted
+                continue
+        if t == 0.0:
             break
         if gradient_step and t < SHORTEST_GRADIENT_STEP:
             break  # g piecewise linear and the gradient no way down: stalled at a kink

@@ -49,7 +49,7 @@ from .dual import (
     eligible,
     within_resolution,
 )
-from .kinks import kinked_sources, on_hyperplanes, pivot_step
+from .kinks import kinked_sources, nearest_breakpoint, on_hyperplanes, pivot_step
 from .newton import held_at_zero
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
@@ -131,6 +131,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         t = np.ones(len(sel))
         pending = np.ones(len(sel), dtype=bool)
         flat = at_resolution(ARMIJO * np.sum(grad * (mu_s - np.maximum(mu_s - direction, 0.0)), axis=1), g[sel])
+        nearest = _nearest_kinks(d, sel, mu_s, direction)
         for _half in range(MAX_HALVINGS):
             rows = np.flatnonzero(pending)
             if not len(rows):
@@ -145,9 +146,24 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             mu[taken], g[taken], x[taken], slope[taken] = trial[moved], g_new[moved], x_new[moved], slope_new[moved]
             active[sel[rows[ok & ~moved]]] = False  # no move left: it stays where it is
             pending[rows[ok]] = False
-            t[rows[~ok]] *= 0.5
-        active[sel[pending]] = False
+            # where the step is refused: the nearest breakpoint along it first, then halvings
+            # (:func:`procure.program.newton.minimise` does the same)
+            r = rows[~ok]
+            t[r] = np.where(nearest[r] < t[r], np.minimum(0.5 * t[r], nearest[r]), 0.5 * t[r])
+        if pending.any() and len(d.linear):
+            # no length of Newton's step holds: the dual simplex step along the kinks instead
+            _pivots(d, sel[pending], mu, g, x, slope, stalls, active)
+        active[sel[pending]] &= len(d.linear) > 0
     return mu, g, x
+
+
+def _nearest_kinks(d: BatchDual, sel: np.ndarray, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Per scenario of ``sel``, the least step length in (0, 1) along ``mu − t · direction`` at
+    which some source's term of g bends (:func:`procure.program.kinks.nearest_breakpoint`; inf
+    where none does) [1]."""
+    c = np.einsum("kmn,km->kn", d.A[sel], mu)
+    dc = np.einsum("kmn,km->kn", d.A[sel], direction)
+    return nearest_breakpoint(c, dc, d.entry[sel], d.leave[sel])
 
 
 def _kink_steps(d: BatchDual, idx: np.ndarray, kinked: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray,
@@ -313,15 +329,23 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
         b[:, first_mix + j] = -(coef @ a.held)
     d = BatchDual(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
     mu, upper, x = minimise_batch(d)
+    lower, good = _certified(d, np.arange(count), mu, upper, x, tolerance)
+    return [float(v) if ok else None for v, ok in zip(lower, good, strict=True)]
+
+
+def _certified(d: BatchDual, sel: np.ndarray, mu: np.ndarray, upper: np.ndarray, x: np.ndarray,
+               tolerance: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The scenarios ``sel``'s lower bounds and which of them are certified (see the module):
+    their multipliers ``mu``, bounds ``upper`` = g(μ) and hours ``x`` at μ (rows of ``sel``)."""
+    A, b = d.A[sel], d.b[sel]
     finite = np.all(np.isfinite(x), axis=1) & np.isfinite(upper)
-    x = np.where(finite[:, None], np.clip(np.nan_to_num(x, posinf=0.0), 0.0, a.room), 0.0)
+    x = np.where(finite[:, None], np.clip(np.nan_to_num(x, posinf=0.0), 0.0, d.room), 0.0)
     x = within_rows(A, b, x)
     met = np.all(np.isfinite(x), axis=1)
     x = np.where(met[:, None], x, 0.0)
     used = np.einsum("kmn,kn->km", A, x)
     scale = np.maximum(1.0, np.abs(b) + np.einsum("kmn,kn->km", np.abs(A), np.abs(x)))
     feasible = np.all(used <= b + FEASIBILITY * scale, axis=1) & met
-    lower = d.values(x, np.arange(count))
+    lower = d.values(x, sel)
     closes = upper - lower <= np.maximum(tolerance * np.abs(upper), VALUE_ABS_TOLERANCE)
-    good = finite & feasible & closes & np.isfinite(lower) & (mu >= 0).all(axis=1)
-    return [float(v) if ok else None for v, ok in zip(lower, good, strict=True)]
+    return lower, finite & feasible & closes & np.isfinite(lower) & (mu >= 0).all(axis=1)

@@ -84,10 +84,12 @@ def _dual(seed: int, mix: tuple[str, ...], m: float):
 
 
 def test_with_linear_sources_the_dual_converges_on_nearly_every_ledger():
-    # 35 of the 36 converge (the other stays at a kink with no source strictly inside its box,
-    # where g is piecewise linear); before the kinks were stepped along, 6 of them did
-    converged = sum(_dual(seed, mix, m)[2].converged for seed, mix, m in CASES)
-    assert converged >= len(CASES) - 2
+    # all 36 converge, in 1,421 evaluations together (2,933 before Newton's refused steps went to
+    # the nearest breakpoint first and the kink step held at 0 the rows it would take below 0);
+    # before the kinks were stepped along, 6 of them did
+    duals = [_dual(seed, mix, m)[2] for seed, mix, m in CASES]
+    assert sum(d.converged for d in duals) >= len(CASES) - 1
+    assert sum(d.evaluations for d in duals) <= 2_000
 
 
 @pytest.mark.parametrize(("seed", "mix", "m"), CASES)

@@ -115,11 +115,13 @@ def test_only_linear_curves_at_the_margin_are_certified_together(seed):
 
 
 def test_scenarios_the_batch_leaves_are_solved_on_their_own(monkeypatch):
-    """With no kink step and no dual simplex step in the batch, the scenarios at a kink leave
-    it; EVPI then solves them on their own, to the same figure."""
+    """With no kink step, no dual simplex step and no line search to the nearest kink in the
+    batch, the scenarios at a kink leave it; EVPI then solves them on their own, to the same
+    figure."""
     sp = _flat(8, 0)
     monkeypatch.setattr(wait_and_see, "batch_kink_step", _no_kink_steps)
     monkeypatch.setattr(wait_and_see, "pivot_step", lambda *args, **kwargs: None)
+    monkeypatch.setattr(wait_and_see, "_nearest_kinks", lambda d, sel, mu, direction: np.full(len(sel), np.inf))
     got = wait_and_see_values(sp, TOL)
     assert any(v is None for v in got)
     result = solve_uncertain(sp, tolerance=TOL)
@@ -200,7 +202,9 @@ def test_a_scenario_no_step_certifies_leaves_the_batch_soon():
     """The default ledger with its twin linear, at a budget where one scenario sits at the twin's
     kink with no kink step and no dual simplex step holding: Newton's step there is taken at most
     ``KINK_NEWTON_STEPS`` times before the scenario leaves the batch, in about a thousand
-    evaluations of its dual (2,624 when it stepped on until the batch's last step)."""
+    evaluations of its dual (2,624 when it stepped on until the batch's last step). The scenario
+    sits on a knife's edge: on some processors the rounding lets a step hold and the batch
+    certifies it, which must then agree with the scenario solved on its own."""
     ledger = load_ledger()
     s = ledger.sources.copy()
     s.loc[s["source"] == "twin", "curve"] = "linear"
@@ -217,7 +221,8 @@ def test_a_scenario_no_step_certifies_leaves_the_batch_soon():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(wait_and_see.BatchDual, "g", counted)
         got = wait_and_see_values(one, TOL)
-    assert got == [None]
     assert evaluations[0] <= 1_500
-    alone = solve_uncertain(one, tolerance=TOL)  # EVPI solves it on its own
+    alone = solve_uncertain(one, tolerance=TOL)  # EVPI solves it on its own where the batch did not
     assert math.isfinite(alone.wait_and_see)
+    if got != [None]:  # the batch's float rounding on this machine let a step hold: then it is right
+        assert got[0] == pytest.approx(solve_problem(one.scenario(0), tolerance=TOL).value, rel=2 * TOL)
