@@ -86,14 +86,16 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         system[:, :m, m:] = -coupling
         system[:, m:, :m] = np.transpose(coupling, (0, 2, 1))
         system[:, np.arange(m, m + L), np.arange(m, m + L)] = ~k_
-        rhs = np.concatenate([np.where(f_, -grad[rows], 0.0), np.where(k_, gap[rows], 0.0)], axis=1)
+        # the gradient where the held rows were moved to 0, to first order (curvature × their shift)
+        moved = grad[rows] + np.einsum("kml,kl->km", curvature[rows], base[rows] - mu[rows])
+        rhs = np.concatenate([np.where(f_, -moved, 0.0), np.where(k_, gap[rows], 0.0)], axis=1)
         solution = _solve(system, rhs)
         solved = np.all(np.isfinite(solution), axis=1)
         pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
         rows, k_, solution = rows[solved], k_[solved], solution[solved]
         h = solution[:, m:]
-        # a row whose multiplier the step would take below 0 does not bind: held at 0
-        below = free[rows] & (base[rows] + solution[:, :m] < 0)
+        # a row priced at 0 whose multiplier the step would take below 0 does not bind: held at 0
+        below = (base[rows] <= 0) & free[rows] & (base[rows] + solution[:, :m] < 0)
         outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
         fits = ~np.any(outside > 0, axis=1) & ~below.any(axis=1)
         done = rows[fits]

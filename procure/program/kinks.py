@@ -243,7 +243,7 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
     held = np.zeros(len(mu), dtype=bool)  # rows the step would take below 0: held at 0
     base = mu
     while len(kinked):
-        found = _on_hyperplanes(A, b, rate, base, x, slope, kinked, held)
+        found = _on_hyperplanes(A, b, rate, base, x, slope, kinked, held, base - mu)
         if found is None:
             return None
         step, hours = found
@@ -263,14 +263,18 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
 
 
 def _on_hyperplanes(A: np.ndarray, b: np.ndarray, rate: np.ndarray, mu: np.ndarray, x: np.ndarray,
-                    slope: np.ndarray, kinked: np.ndarray,
-                    held: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
-    """The step Δμ and the kinked sources' hours of the system in the module's docstring, the
-    rows ``held`` (booleans) kept out of it at their multiplier; None where it is singular."""
+                    slope: np.ndarray, kinked: np.ndarray, held: np.ndarray,
+                    moved: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The step Δμ from ``mu`` and the kinked sources' hours of the system in the module's
+    docstring, the rows ``held`` (booleans) kept out of it at their multiplier; ``x`` and
+    ``slope`` are read where μ was before the held rows were ``moved`` to ``mu`` (their shift),
+    so the gradient there is moved by the curvature times that shift. None where singular."""
     grad, binding = binding_rows(A, b, mu, x, kinked)
     free = np.flatnonzero(binding & ~held)
     if len(free) == 0:
         return None
+    if np.any(moved):
+        grad = grad + ((A * (-slope)) @ A.T) @ moved  # g's gradient at ``mu``, to first order
     Af, AL = A[free], A[np.ix_(free, kinked)]
     H = (Af * (-slope)) @ Af.T
     k = len(kinked)

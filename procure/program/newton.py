@@ -270,17 +270,17 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
         t = 1.0
         flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
         # where the full step is refused, the nearest point along it where some source's term
-        # bends (it starts to buy, reaches its box's end or its kink), before the halvings: the
-        # step's model of g holds only up to there (a step over nearly parallel rows can be many
-        # orders of magnitude too long)
+        # bends (it starts to buy, reaches its box's end or its kink) is tried once before the
+        # halvings: the step's model of g holds only up to there (a step over nearly parallel
+        # rows can be many orders of magnitude too long)
         nearest = kd.nearest_breakpoint(mu, direction) if kd is not None else math.inf
-        for _half in range(MAX_HALVINGS):
+        lengths = [1.0, *([nearest] if nearest < 0.5 else []), *(0.5**q for q in range(1, MAX_HALVINGS))]
+        for t in lengths:
             trial = np.maximum(mu - t * direction, 0.0)
             asked = ARMIJO * float(grad @ (mu - trial))
             g_new, x_new, slope_new = d.g(trial)
             if math.isfinite(g_new) and (g_new <= g - asked or (flat and bool(within_resolution(g_new, g)))):
                 break
-            t = min(0.5 * t, nearest) if nearest < t else 0.5 * t
         else:
             t = 0.0  # no length of the step holds
         if kd is not None and not gradient_step and t < SHORT_NEWTON_STEP:

@@ -84,7 +84,7 @@ def _dual(seed: int, mix: tuple[str, ...], m: float):
 
 
 def test_with_linear_sources_the_dual_converges_on_nearly_every_ledger():
-    # all 36 converge, in 1,421 evaluations together (2,933 before Newton's refused steps went to
+    # all 36 converge, in 1,387 evaluations together (2,933 before Newton's refused steps went to
     # the nearest breakpoint first and the kink step held at 0 the rows it would take below 0);
     # before the kinks were stepped along, 6 of them did
     duals = [_dual(seed, mix, m)[2] for seed, mix, m in CASES]
