@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from .kinks import at_kinks, breakpoints, clear_of_endless, kink_step, nearest_breakpoint, on_kinks, pivot_step
+from .kinks import at_kinks, breakpoints, kink_step, on_kinks, pivot_step
 from .newton import PricedRows, within_resolution
+from .step_limits import clear_of_endless, nearest_breakpoint
 
 #: Most halvings of one kink step.
 KINK_HALVINGS = 20
@@ -115,7 +116,7 @@ class KinkSteps:
 
     def cleared(self, mu: np.ndarray) -> np.ndarray:
         """``mu`` lifted off the side of a kink where a linear source without end buys without
-        end by float noise (:func:`procure.program.kinks.clear_of_endless`)."""
+        end by float noise (:func:`procure.program.step_limits.clear_of_endless`)."""
         return clear_of_endless(self.rows.A, self.kink_rate, self.room, self.all_or_nothing, mu)
 
     def breakpoints(self, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
@@ -125,6 +126,6 @@ class KinkSteps:
 
     def nearest_breakpoint(self, mu: np.ndarray, direction: np.ndarray) -> float:
         """The least step length in (0, 1) along ``mu − t · direction`` at which some source's
-        term of g bends (:func:`procure.program.kinks.nearest_breakpoint`; inf where none) [1]."""
+        term of g bends (:func:`procure.program.step_limits.nearest_breakpoint`; inf where none) [1]."""
         A = self.rows.A
         return float(nearest_breakpoint(A.T @ mu, A.T @ direction, *self.thresholds))

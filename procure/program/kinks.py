@@ -57,7 +57,7 @@ ZERO_RESIDUE = 1e-14
 #: A linear source whose box has no end and whose price in multipliers lies below its rate by
 #: no more than this share of it is on its kink by float noise (a step that put it there lands
 #: either side by the rounding of ``μ + t·d`` and by the multipliers it took to 0), not buying
-#: without end [1]: :func:`clear_of_endless` lifts μ to the kink's safe side, where
+#: without end [1]: :func:`procure.program.step_limits.clear_of_endless` lifts μ to the kink's safe side, where
 #: :func:`on_hyperplanes` takes it as on its kink.
 ENDLESS_KINK_NOISE = 1e-9
 
@@ -100,42 +100,6 @@ def on_hyperplanes(A_lin: np.ndarray, rate_lin: np.ndarray, room_lin: np.ndarray
         spread = np.where(off == 0, 0.0, off * room_lin)
     endless = ~np.isfinite(room_lin) & (above >= 0) & (above <= ENDLESS_KINK_NOISE * rate_lin)
     return endless | (spread <= KINK_EXACT * np.maximum(1.0, np.abs(np.asarray(g, dtype=float)))[..., None])
-
-
-def clear_of_endless(A: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
-                     mu: np.ndarray) -> np.ndarray:  # fmt: skip
-    """``mu`` scaled up by the least factor that lifts every linear source whose box has no end,
-    priced below its rate by no more than :data:`ENDLESS_KINK_NOISE` of it, to its rate or
-    above: a step that lands on such a kink lands on either side by float noise, and on the
-    lower side the source buys without end (g is infinite there). Scaling keeps each multiplier
-    at 0 that is 0, and every other price moves by the same share; ``mu`` itself is returned
-    where no such source is near.
-
-    Parameters
-    ----------
-    A : numpy.ndarray
-        The coupling rows' coefficients, rows × sources [their units per h].
-    rate, room : numpy.ndarray
-        Each source's rate (its marginal value an hour, for a linear source) [value per h] and
-        box [h].
-    linear : numpy.ndarray
-        Indices of the linear sources.
-    mu : numpy.ndarray
-        Multipliers, ≥ 0 [value per unit].
-    """
-    endless = linear[~np.isfinite(room[linear])] if len(linear) else linear
-    if len(endless) == 0:
-        return mu
-    A_end, target = A[:, endless], rate[endless]
-    lifted = mu
-    for _ in range(4):  # each pass adds what the last one's rounding left short
-        c = A_end.T @ lifted
-        near = (c < target) & (target - c <= ENDLESS_KINK_NOISE * target) & (c > 0)
-        if not near.any():
-            break
-        factor = float(np.max(target[near] / c[near]))
-        lifted = lifted * max(factor, float(np.nextafter(1.0, 2.0)))
-    return lifted
 
 
 def binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
@@ -194,22 +158,6 @@ def breakpoints(A: np.ndarray, rate: np.ndarray, linear: np.ndarray, mu: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (c - rate[linear]) / dc
     return np.sort(t[np.isfinite(t) & (t > 0) & (t < 1)])
-
-
-def nearest_breakpoint(c: np.ndarray, dc: np.ndarray, entry: np.ndarray, leave: np.ndarray) -> np.ndarray:
-    """The least step length t in (0, 1) along ``c − t · dc`` (the sources' prices in
-    multipliers along ``mu − t · direction``, ``dc = Aᵀ direction``) at which some source's
-    price crosses one of its thresholds ``entry`` or ``leave`` (:func:`price_thresholds`) and
-    its term of g bends: it starts to buy, stops buying its whole box, or a linear source reaches
-    its kink; a source within :data:`KINK_TOLERANCE` of a threshold now is left out (it is
-    there). One scenario (sources on the last axis), or K at once; inf where none lies ahead [1]."""
-    lengths = []
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for threshold in (entry, leave):
-            t = (c - threshold) / dc
-            there = np.abs(c - threshold) <= KINK_TOLERANCE * np.abs(threshold)
-            lengths.append(np.where(np.isfinite(t) & (t > 0) & (t < 1) & ~there & (threshold > 0), t, np.inf))
-    return np.min(np.minimum(*lengths), axis=-1, initial=np.inf)
 
 
 def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, mu: np.ndarray, x: np.ndarray,

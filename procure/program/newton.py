@@ -267,7 +267,6 @@ def minimise(d: Evaluator, start: np.ndarray | None = None) -> Dual:
                 break
             direction = np.zeros_like(mu)
             direction[free] = grad[free] / diagonal
-        t = 1.0
         flat = bool(at_resolution(ARMIJO * float(grad @ (mu - np.maximum(mu - direction, 0.0))), g))
         # where the full step is refused, the nearest point along it where some source's term
         # bends (it starts to buy, reaches its box's end or its kink) is tried once before the

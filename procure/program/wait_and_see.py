@@ -49,12 +49,13 @@ from .dual import (
     eligible,
     within_resolution,
 )
-from .kinks import kinked_sources, nearest_breakpoint, on_hyperplanes, pivot_step
+from .kinks import kinked_sources, on_hyperplanes, pivot_step
 from .newton import held_at_zero
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
 from .scenarios import ScenarioProblem
+from .step_limits import nearest_breakpoint
 
 #: Passes of :func:`within_rows` over the broken coupling rows [1].
 WITHIN_ROWS_PASSES = 3
@@ -131,7 +132,7 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         t = np.ones(len(sel))
         pending = np.ones(len(sel), dtype=bool)
         flat = at_resolution(ARMIJO * np.sum(grad * (mu_s - np.maximum(mu_s - direction, 0.0)), axis=1), g[sel])
-        nearest = _nearest_kinks(d, sel, mu_s, direction)
+        nearest = _nearest_breakpoints(d, sel, mu_s, direction)
         for _half in range(MAX_HALVINGS):
             rows = np.flatnonzero(pending)
             if not len(rows):
@@ -146,20 +147,20 @@ def minimise_batch(d: BatchDual) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             mu[taken], g[taken], x[taken], slope[taken] = trial[moved], g_new[moved], x_new[moved], slope_new[moved]
             active[sel[rows[ok & ~moved]]] = False  # no move left: it stays where it is
             pending[rows[ok]] = False
-            # where the step is refused: the nearest breakpoint along it first, then halvings
-            # (:func:`procure.program.newton.minimise` does the same)
+            # where the step is refused: the nearest breakpoint along it, then halvings from there
             r = rows[~ok]
             t[r] = np.where(nearest[r] < t[r], np.minimum(0.5 * t[r], nearest[r]), 0.5 * t[r])
-        if pending.any() and len(d.linear):
+        if not len(d.linear):
+            active[sel[pending]] = False  # no length of Newton's step holds
+        elif pending.any():
             # no length of Newton's step holds: the dual simplex step along the kinks instead
             _pivots(d, sel[pending], mu, g, x, slope, stalls, active)
-        active[sel[pending]] &= len(d.linear) > 0
     return mu, g, x
 
 
-def _nearest_kinks(d: BatchDual, sel: np.ndarray, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
+def _nearest_breakpoints(d: BatchDual, sel: np.ndarray, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
     """Per scenario of ``sel``, the least step length in (0, 1) along ``mu − t · direction`` at
-    which some source's term of g bends (:func:`procure.program.kinks.nearest_breakpoint`; inf
+    which some source's term of g bends (:func:`procure.program.step_limits.nearest_breakpoint`; inf
     where none does) [1]."""
     c = np.einsum("kmn,km->kn", d.A[sel], mu)
     dc = np.einsum("kmn,km->kn", d.A[sel], direction)

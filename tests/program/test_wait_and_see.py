@@ -121,7 +121,7 @@ def test_scenarios_the_batch_leaves_are_solved_on_their_own(monkeypatch):
     sp = _flat(8, 0)
     monkeypatch.setattr(wait_and_see, "batch_kink_step", _no_kink_steps)
     monkeypatch.setattr(wait_and_see, "pivot_step", lambda *args, **kwargs: None)
-    monkeypatch.setattr(wait_and_see, "_nearest_kinks", lambda d, sel, mu, direction: np.full(len(sel), np.inf))
+    monkeypatch.setattr(wait_and_see, "_nearest_breakpoints", lambda d, sel, mu, direction: np.full(len(sel), np.inf))
     got = wait_and_see_values(sp, TOL)
     assert any(v is None for v in got)
     result = solve_uncertain(sp, tolerance=TOL)
