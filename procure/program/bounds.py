@@ -125,7 +125,7 @@ def source_arrays(problem: Problem) -> CurveArrays:
         raise SolveError("the ledger has no sources: nothing to buy", Reason.INVALID)
     room = _check_held_fits(problem)
     shape = problem.column("curve_shape")
-    curve = s["curve"].to_numpy(str)
+    curve = problem.curves
     concave = np.asarray(value.is_concave(curve, shape), dtype=bool)
     upper, budget_bounded = room, np.zeros(problem.n, dtype=bool)
     if problem.mode is Mode.BUDGET:

@@ -158,6 +158,10 @@ class _Dual(KinkSteps):
             (entry, np.flatnonzero((a.curve == name) & ~self.linear & grows)) for name, entry in REGISTRY.items()
         ]
         self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
+        #: Per curve group, its sources' ρσφ, held hours, k, shape and box, gathered once.
+        self._parts = [
+            (entry, idx, a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx]) for entry, idx in self.groups
+        ]
         self.all_or_nothing = np.flatnonzero(self.linear & grows)
         self.kink_rate, self.room = a.rate, a.room
         self.evaluations = 0
@@ -172,17 +176,18 @@ class _Dual(KinkSteps):
 
     def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box, and dx/dc where a smooth source is strictly inside it."""
+        return self._hours_at(self.rows.A.T @ mu, slopes)
+
+    def _hours_at(self, c: np.ndarray, slopes: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`hours` at the sources' prices in multipliers ``c = Aᵀμ`` [value per h]."""
         a = self.a
-        c = self.rows.A.T @ mu
         x = np.zeros(len(c))
         slope = np.zeros(len(c))
         lin = self.all_or_nothing
         x[lin] = np.where(a.rate[lin] > c[lin], a.room[lin], 0.0)
         with np.errstate(all="ignore"):
-            for entry, idx in self.groups:
-                x[idx], slope[idx] = box_hours(
-                    entry, c[idx], a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx], slopes=slopes
-                )
+            for entry, idx, rate, held, k, shape, room in self._parts:
+                x[idx], slope[idx] = box_hours(entry, c[idx], rate, held, k, shape, room, slopes=slopes)
         return x, slope
 
     def marginal_at_held(self) -> np.ndarray:
@@ -193,14 +198,14 @@ class _Dual(KinkSteps):
     def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
         self.evaluations += 1
-        x, slope = self.hours(mu)
+        c = self.rows.A.T @ mu
+        x, slope = self._hours_at(c, True)
         if not np.all(np.isfinite(x)):
             return math.inf, x, slope
         a = self.a
         total = float(np.sum(a.rate[self.all_or_nothing] * (a.held[self.all_or_nothing] + x[self.all_or_nothing])))
-        for entry, idx in self.groups:
-            total += float(np.sum(entry.value(a.rate[idx] * (a.held[idx] + x[idx]), a.k[idx], a.shape[idx])))
-        c = self.rows.A.T @ mu
+        for entry, idx, rate, held, k, shape, _room in self._parts:
+            total += float(np.sum(entry.value(rate * (held + x[idx]), k, shape)))
         return total - float(c @ x) + float(mu @ self.rows.b), x, slope
 
 

@@ -38,7 +38,7 @@ from pyomo.common.tee import capture_output
 
 from ..errors import Reason, SolveError
 from .model import BuiltModel
-from .model_rows import linear_terms, number, rows_of, terms
+from .model_rows import LiveNumbers, linear_terms, rows_of, terms
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -164,7 +164,7 @@ class HighsModel:
         self.integer = np.array([not v.is_continuous() for v in columns], dtype=bool)
         self.row_of: dict[int, int] = {}
         #: Coefficients that are expressions of mutable parameters: (row, column, expression).
-        self._live_coefs: list[tuple[int, int, Any]] = []
+        live_coefs: list[tuple[int, int, Any]] = []
         #: Upper bounds that are expressions of mutable parameters: (row, expression, constant).
         self._live_upper: list[tuple[int, Any, float]] = []
         starts: list[int] = [0]
@@ -177,7 +177,7 @@ class HighsModel:
             constant_expr, variables, coefs = linear_terms(con, col_of)
             constant = float(pyo.value(constant_expr or 0.0))
             cols, coef, live = terms(variables, coefs, col_of)
-            self._live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
+            live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
             kept = coef != 0.0
             index.append(cols[kept])
             values.append(coef[kept])
@@ -218,7 +218,10 @@ class HighsModel:
         self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
         self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
         self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
-        self._sent_coefs = np.array([number(c) for _r, _c, c in self._live_coefs])
+        self._live = LiveNumbers([c for _r, _c, c in live_coefs])
+        self._live_rows = np.array([r for r, _c, _e in live_coefs], dtype=np.int64)
+        self._live_cols = np.array([c for _r, c, _e in live_coefs], dtype=np.int64)
+        self._sent_coefs = self._live.values()
         self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
         #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
         self.cut_rows = 0
@@ -265,12 +268,13 @@ class HighsModel:
     def sync_costs(self) -> None:
         """Send the coefficients that depend on the model's parameters (the costs) where they
         changed; a zero that stays zero is not sent."""
-        now = np.array([number(c) for _r, _c, c in self._live_coefs])
+        now = self._live.values()
         changed = np.flatnonzero(now != self._sent_coefs)
+        change = self.h.changeCoeff
         with _solver_streams():
-            for q in changed.tolist():
-                row, col, _expr = self._live_coefs[q]
-                self.h.changeCoeff(row, col, float(now[q]))
+            for row, col, coef in zip(self._live_rows[changed].tolist(), self._live_cols[changed].tolist(),
+                                      now[changed].tolist(), strict=True):  # fmt: skip
+                change(row, col, coef)
         self._sent_coefs = now
 
     # ------------------------------------------------------------------ solving

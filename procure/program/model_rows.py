@@ -10,6 +10,7 @@ parameters is kept as that expression, so the hand-over can re-read it when they
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,37 @@ def number(c: Any) -> float:
     if type(c) in NUMBER_TYPES:
         return float(c)
     return float(c.value) if type(c) is ParamData else float(pyo.value(c))
+
+
+class LiveNumbers:
+    """Coefficients that are expressions of the model's mutable parameters, read together.
+
+    Most are one parameter each (a source's cost in the budget row): those are read by their
+    ``value`` in one pass; any other expression through :func:`number`.
+
+    Parameters
+    ----------
+    coefs : sequence
+        The coefficients, each a parameter or an expression of parameters.
+    """
+
+    def __init__(self, coefs: Sequence[Any]) -> None:
+        self.count = len(coefs)
+        plain = [q for q, c in enumerate(coefs) if type(c) is ParamData]
+        self._plain_at = np.array(plain, dtype=np.int64)
+        self._plain = [coefs[q] for q in plain]
+        self._other = [(q, c) for q, c in enumerate(coefs) if type(c) is not ParamData]
+
+    def values(self) -> np.ndarray:
+        """Their values now, in the order given."""
+        out = np.empty(self.count)
+        out[self._plain_at] = np.fromiter(map(_VALUE, self._plain), dtype=float, count=len(self._plain))
+        for q, c in self._other:
+            out[q] = number(c)
+        return out
+
+
+_VALUE = attrgetter("value")
 
 
 def terms(

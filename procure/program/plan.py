@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..output import jsonable
 from .problem import CAPACITIES, Mode, Problem
+from .value import per_usd
 from .value import value as value_at
 
 #: Absolute gap that counts as closed whatever the relative one [own-hour equivalents]: ten
@@ -306,7 +307,7 @@ def read_plan(
     purchase = p.column("price_usd_per_hour") * x + np.where(bought, fee, 0.0)
     transport = p.column("transport_usd_per_hour") * x
     e = p.rate * (held + x)
-    v = np.asarray(value_at(e, s["curve"].to_numpy(str), p.column("saturation_hours"), p.column("curve_shape")), float)
+    v = np.asarray(value_at(e, p.curves, p.column("saturation_hours"), p.column("curve_shape")), float)
     pricing = lam > 0 and math.isfinite(lam)
     charge = np.zeros(p.n)  # capacity and mix charges per hour, in budget dollars
     if pricing:
@@ -316,6 +317,7 @@ def read_plan(
                 charge += price / lam * p.rate * (p.members(key).astype(float) - p.max_share[key])
             else:
                 charge += price / lam * p.usage(name)
+    dv = p.marginal_value(x)
     sources = pd.DataFrame(
         {
             "source": s["source"],
@@ -326,8 +328,8 @@ def read_plan(
             "transport_usd": transport,
             "effective_hours": e,
             "value": v,
-            "marginal_value_per_usd": p.marginal_value_per_usd(x, charge),
-            "marginal_value_per_usd_price_only": p.marginal_value_per_usd(x),
+            "marginal_value_per_usd": per_usd(dv, p.cost + charge),
+            "marginal_value_per_usd_price_only": per_usd(dv, p.cost),
             "position": position,
         }
     )

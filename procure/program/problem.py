@@ -45,6 +45,8 @@ def check_target(target: float) -> float:
 
 #: Key under which a problem keeps its all-in cost beside its columns.
 ALL_IN = "all-in cost"
+#: Key under which a problem keeps its curve names beside its columns.
+CURVES = "curve names"
 #: Hours of a source below which it counts as not bought (no fee, position "zero") [h]:
 #: ten times HiGHS's primal feasibility tolerance.
 BOUGHT_HOURS = 1e-6
@@ -119,6 +121,39 @@ class Problem:
         return found
 
     @property
+    def curves(self) -> np.ndarray:
+        """Each source's value curve by name, as strings (read once, read-only)."""
+        found = self._columns.get(CURVES)
+        if found is None:
+            found = self.sources["curve"].to_numpy(str)
+            found.setflags(write=False)
+            self._columns[CURVES] = found
+        return found
+
+    def asking(self, **question: object) -> Problem:
+        """The same sources asked another question: any of ``budget``, ``target``,
+        ``max_share`` or ``capacity`` replaced (the columns read so far kept, being the same)."""
+        if "sources" in question:
+            raise invalid("question", "sources", "must leave the sources alone (see with_byte_price_x, with_cost)")
+        out = replace(self, **question)  # type: ignore[arg-type]
+        out._columns.update(self._columns)
+        return out
+
+    def _with_columns(self, sources: pd.DataFrame, changed: Mapping[str, np.ndarray]) -> Problem:
+        """The problem over ``sources``, which differ from this problem's only in ``changed``
+        (name → new values): the other columns read so far are kept, the all-in cost not."""
+        out = replace(self, sources=sources)
+        kept = {k: v for k, v in self._columns.items() if k not in changed and k != ALL_IN}
+        for name, values in changed.items():
+            values = np.asarray(values, dtype=float)
+            sources[name] = values
+            column = values.copy()
+            column.setflags(write=False)
+            kept[name] = column
+        out._columns.update(kept)
+        return out
+
+    @property
     def rate(self) -> np.ndarray:
         """Effective hours per recorded hour, ρσφ [1]."""
         return self.column("rate")
@@ -160,11 +195,20 @@ class Problem:
             Charges added to the all-in price of an hour, such as capacity shadow prices
             converted to dollars [$/h].
         """
-        s = self.sources
+        return value.per_usd(self.marginal_value(hours), self.cost + extra_usd)
+
+    def marginal_value(self, hours: np.ndarray) -> np.ndarray:
+        """Value of the next recorded hour of each source, ``v'(ρσφ(held + hours)) · ρσφ``
+        [own-hour equivalents per h].
+
+        Parameters
+        ----------
+        hours : numpy.ndarray
+            Hours bought so far, held hours excluded [h].
+        """
         e = self.rate * (self.held + hours)
-        dv = np.asarray(value.derivative(e, s["curve"].to_numpy(str), self.column("saturation_hours"),
-                                         self.column("curve_shape")), dtype=float) * self.rate  # fmt: skip
-        return value.per_usd(dv, self.cost + extra_usd)
+        dv = value.derivative(e, self.curves, self.column("saturation_hours"), self.column("curve_shape"))
+        return np.asarray(dv, dtype=float) * self.rate
 
     @property
     def cost(self) -> np.ndarray:
@@ -187,19 +231,18 @@ class Problem:
         hour's transport bill scales, its cores and idle terms do not (seed §6).
         """
         multiplier = check_byte_price_x(multiplier)
-        s = self.sources.copy()
-        s["bytes_usd_per_hour"] = multiplier * s["bytes_usd_per_hour"]
-        s["transport_usd_per_hour"] = s["bytes_usd_per_hour"] + s["cores_usd_per_hour"] + s["idle_usd_per_hour"]
-        s["transport_share"] = bill.share_of_price(s["transport_usd_per_hour"], s["price_usd_per_hour"])
-        return replace(self, sources=s)
+        bytes_ = multiplier * self.column("bytes_usd_per_hour")
+        bill_ = bytes_ + self.column("cores_usd_per_hour") + self.column("idle_usd_per_hour")
+        share = bill.share_of_price(bill_, self.column("price_usd_per_hour"))
+        changed = {"bytes_usd_per_hour": bytes_, "transport_usd_per_hour": bill_, "transport_share": share}
+        return self._with_columns(self.sources.copy(), changed)
 
     def with_cost(self, cost: np.ndarray) -> Problem:
         """The problem with new all-in prices per hour [$/h], the purchase price taking the
         change: the transport bill and its terms stay what the pipeline says they are."""
-        s = self.sources.copy()
-        s["price_usd_per_hour"] = np.asarray(cost, dtype=float) - s["transport_usd_per_hour"].to_numpy(dtype=float)
-        s["transport_share"] = bill.share_of_price(s["transport_usd_per_hour"], s["price_usd_per_hour"])
-        return replace(self, sources=s)
+        price = np.asarray(cost, dtype=float) - self.column("transport_usd_per_hour")
+        share = bill.share_of_price(self.column("transport_usd_per_hour"), price)
+        return self._with_columns(self.sources.copy(), {"price_usd_per_hour": price, "transport_share": share})
 
 
 def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:

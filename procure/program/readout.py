@@ -94,9 +94,9 @@ def plan_of(
         return read_infra_plan(formulation, plan, h.values(res, "q"), h.values(res, "rented"),
                                h.values(res, "core"))  # fmt: skip
     if single is not None:
-        return single_period_plan(replace(single, base=replace(single.base, budget=r.budget)), plan)
+        return single_period_plan(replace(single, base=single.base.asking(budget=r.budget)), plan)
     if isinstance(formulation, PeriodProblem):
-        pp = replace(formulation, base=replace(program.problem, budget=r.budget))
+        pp = replace(formulation, base=program.problem.asking(budget=r.budget))
         return read_period_plan(pp, plan, program.highs.purchases(r.results), program.highs.row_duals(r.results),
                                 period_rows_of(program))  # fmt: skip
     return plan

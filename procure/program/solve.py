@@ -165,7 +165,7 @@ class Program:
         return float(self.built.model.budget.value)
 
     def _with_budget(self, budget: float) -> Formulation:
-        return replace(self.formulation, base=replace(self.problem, budget=budget, target=None))
+        return replace(self.formulation, base=self.problem.asking(budget=budget, target=None))
 
     def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
         """Rebuild at the bounds' budget, keeping cuts, breakpoints and the budget now set."""
@@ -195,7 +195,7 @@ class Program:
         budget = check_budget(budget)
         if self.problem.mode is not Mode.BUDGET:
             raise invalid("budget", budget, "the program is in target mode: its money is what it finds")
-        self.formulation = replace(self.formulation, base=replace(self.problem, budget=budget))
+        self.formulation = replace(self.formulation, base=self.problem.asking(budget=budget))
         self.at_budget(budget)
 
     def reprice(self, problem: Problem) -> None:
@@ -218,7 +218,7 @@ class Program:
         cost = problem.cost
         if not np.all(np.isfinite(cost) & (cost >= 0)):
             raise invalid("cost", cost, f"must be {old.n} numbers ≥ 0 [$/h], one per source")
-        problem = replace(problem, budget=old.budget, target=old.target, max_share=old.max_share)
+        problem = problem.asking(budget=old.budget, target=old.target, max_share=old.max_share)
         self.formulation = self.formulation.with_base(problem)
         b = self._built
         if b is None:
@@ -228,9 +228,9 @@ class Program:
             self.rebuild()
             return
         m = b.model
-        changed = np.flatnonzero(cost != old.cost).tolist()
+        changed = np.flatnonzero(cost != old.cost)
         # the costs were checked above (finite, ≥ 0), so Pyomo's own check per item is skipped
-        m.cost.store_values({i: float(cost[i]) for i in changed}, check=False)
+        m.cost.store_values(dict(zip(changed.tolist(), cost[changed].tolist(), strict=True)), check=False)
         if self.formulation.recourse_price_x is not None:
             later = self.formulation.later_cost
             for (k, i), param in m.later.items():

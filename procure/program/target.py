@@ -11,7 +11,6 @@ costs less.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -43,7 +42,7 @@ MAX_TARGET_STEPS = 200
 def most_money(program: Solving) -> float:
     """Money that buys everything availability and capacities allow [$]; inf if unlimited."""
     p = program.problem
-    room = source_arrays(replace(p, budget=0.0, target=None)).room
+    room = source_arrays(p.asking(budget=0.0, target=None)).room
     finite = np.isfinite(room)
     if np.any(~finite & (p.cost > 0)):
         return math.inf

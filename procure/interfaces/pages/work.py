@@ -156,7 +156,7 @@ def solve_plan(session: str, request: PlanRequest) -> tuple[Solved | None, str]:
         while len(_PROGRAMS) > PROGRAMS_KEPT:
             _PROGRAMS.popitem(last=False)
         plan = program.solve()
-        problem = replace(program.problem, budget=request.budget)
+        problem = program.problem.asking(budget=request.budget)
         return Solved(plan, problem, PlanView.of(plan, sources)), ""
     except ProcureError as exc:
         return None, str(exc)
