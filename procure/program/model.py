@@ -167,9 +167,12 @@ def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarra
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
 
-def _bounds(upper: np.ndarray) -> Callable[[Any, int], tuple[float, float | None]]:
+def _set_upper(var: Any, upper: np.ndarray) -> None:
+    """Give each variable of ``var`` (built with the bounds (0, None)) its upper bound
+    ``upper[index]`` [h], none where that is infinite."""
     ub = [float(u) if math.isfinite(u) else None for u in upper]
-    return lambda _m, i: (0.0, ub[i])
+    for i, v in var.items():
+        v.setub(ub[i])
 
 
 def build(
@@ -240,15 +243,17 @@ def build(
     m.S = pyo.Set(initialize=range(n), ordered=True)
     m.K = pyo.Set(initialize=range(count), ordered=True)
     m.J = pyo.Set(initialize=range(n * count), ordered=True)
-    m.x = pyo.Var(m.S, bounds=_bounds(a.upper))
+    m.x = pyo.Var(m.S, bounds=(0.0, None))
+    _set_upper(m.x, a.upper)
     if fixed_hours is not None:
         for i, h in enumerate(np.asarray(fixed_hours, dtype=float).tolist()):
             m.x[i].setlb(h)
             m.x[i].setub(h)
     m.z = pyo.Var(m.J)
     # the costs are the problem's, finite and ≥ 0 (checked where it was priced): Pyomo's domain
-    # check per item is left out (within=Any)
-    m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=dict(enumerate(problem.cost.tolist())))
+    # check per item is left out (within=Any, stored unchecked)
+    m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=0.0)
+    m.cost.store_values(dict(enumerate(problem.cost.tolist())), check=False)
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
     add_integer_terms(m, a, problem.column("min_order_hours"))
 
@@ -259,7 +264,8 @@ def build(
     else:
         own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
-    m.w = pyo.Var(m.Jw, bounds=_bounds(c.upper))
+    m.w = pyo.Var(m.Jw, bounds=(0.0, None))
+    _set_upper(m.w, c.upper)
     has_w = set(own)
     arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
     if periods is not None:

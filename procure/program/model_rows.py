@@ -67,9 +67,12 @@ def terms(
     variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int]
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """The columns and values of a row's terms, and which terms are expressions of parameters."""
-    cols = np.fromiter((col_of[id(v)] for v in variables), dtype=np.int32, count=len(variables))
-    coef = np.fromiter((number(c) for c in coefs), dtype=float, count=len(coefs))
-    live = [q for q, c in enumerate(coefs) if type(c) not in NUMBER_TYPES]
+    cols = np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
+    live = [q for q, kind in enumerate(map(type, coefs)) if kind not in NUMBER_TYPES]
+    if live:
+        coef = np.fromiter(map(number, coefs), dtype=float, count=len(coefs))
+    else:
+        coef = np.array(coefs, dtype=float).reshape(len(coefs))
     return cols, coef, live
 
 
