@@ -338,6 +338,35 @@ def test_reuse_after_a_cost_change():
     assert again.value == pytest.approx(fresh.value, rel=2e-6)
 
 
+@pytest.mark.parametrize("multiplier", [0.1, 3.0])
+def test_a_repriced_problem_reads_as_one_priced_afresh(multiplier):
+    """Every column a problem has read so far is kept by its repriced and re-asked variants
+    where the byte price leaves it alone; each must still read as the ledger priced afresh at
+    the scaled byte price (the pipeline's own pricing, not the repricing shortcut)."""
+    ledger = random_ledger(30, seed=4)
+    problem = from_ledger(ledger, budget=5_000.0)
+    names = [c for c in problem.sources.columns if problem.sources[c].dtype.kind == "f"]
+    for name in names:  # fill the problem's columns read so far
+        problem.column(name)
+    assert problem.curves.flags.writeable is False
+    cl = ledger.cluster
+    fresh = from_ledger(ledger, budget=5_000.0, cluster=cl.replace(byte_usd_per_gb=cl.byte_usd_per_gb * multiplier))
+    for variant in (
+        problem.with_byte_price_x(multiplier),
+        problem.with_byte_price_x(multiplier).asking(budget=5_000.0),
+    ):
+        for name in names:
+            assert variant.column(name) == pytest.approx(fresh.column(name), rel=1e-12, nan_ok=True), name
+            assert variant.column(name) == pytest.approx(variant.sources[name].to_numpy(float), nan_ok=True), name
+        assert variant.cost == pytest.approx(fresh.cost, rel=1e-12)
+        assert np.array_equal(variant.curves, fresh.curves)
+    asked = problem.asking(budget=1.0, max_share={"twin": 0.5})
+    assert asked.budget == 1.0 and asked.max_share == {"twin": 0.5}
+    assert asked.column("rate") is problem.column("rate")  # the same sources: read once
+    with pytest.raises(InputError, match="sources"):
+        problem.asking(sources=problem.sources)
+
+
 def test_reuse_where_only_the_budget_bounds_a_source():
     """An unlimited source on an unlimited cluster is bounded by the budget alone: a larger
     budget or a lower cost rebuilds the model, and the plans match fresh solves."""
