@@ -154,13 +154,12 @@ class _Dual(KinkSteps):
         self.a, self.rows = a, rows
         self.linear = linear_curves(a.curve, a.shape)
         grows = a.rate > 0
-        self.groups = [
-            (entry, np.flatnonzero((a.curve == name) & ~self.linear & grows)) for name, entry in REGISTRY.items()
-        ]
-        self.groups = [(entry, idx) for entry, idx in self.groups if len(idx)]
-        #: Per curve group, its sources' ρσφ, held hours, k, shape and box, gathered once.
+        groups = [(entry, np.flatnonzero((a.curve == name) & ~self.linear & grows)) for name, entry in REGISTRY.items()]
+        #: Per curve with sources, their indices, ρσφ, held hours, k, shape and box, gathered once.
         self._parts = [
-            (entry, idx, a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx]) for entry, idx in self.groups
+            (entry, idx, a.rate[idx], a.held[idx], a.k[idx], a.shape[idx], a.room[idx])
+            for entry, idx in groups
+            if len(idx)
         ]
         self.all_or_nothing = np.flatnonzero(self.linear & grows)
         self.kink_rate, self.room = a.rate, a.room

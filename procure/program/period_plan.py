@@ -110,7 +110,7 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     transport = pp.bill[None, None, :] * bought_by
     aged = np.einsum("uts,kus->kts", pp.age, y) + pp.age[0][None, :, :] * p.held[None, None, :]
     e = pp.qualities[:, None, :] * aged
-    curve, shape = s["curve"].to_numpy(str), p.column("curve_shape")
+    curve, shape = p.curves, p.column("curve_shape")
     scale = pp.scales[:, None, :]
     v = np.asarray(value(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
     dual = np.abs(np.asarray(row_duals, dtype=float))

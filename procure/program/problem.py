@@ -139,9 +139,10 @@ class Problem:
         out._columns.update(self._columns)
         return out
 
-    def _with_columns(self, sources: pd.DataFrame, changed: Mapping[str, np.ndarray]) -> Problem:
-        """The problem over ``sources``, which differ from this problem's only in ``changed``
-        (name → new values): the other columns read so far are kept, the all-in cost not."""
+    def _with_columns(self, changed: Mapping[str, np.ndarray]) -> Problem:
+        """The problem with the columns ``changed`` (name → new values) replaced: the other
+        columns read so far are kept, the all-in cost not."""
+        sources = self.sources.copy()
         out = replace(self, sources=sources)
         kept = {k: v for k, v in self._columns.items() if k not in changed and k != ALL_IN}
         for name, values in changed.items():
@@ -235,14 +236,14 @@ class Problem:
         bill_ = bytes_ + self.column("cores_usd_per_hour") + self.column("idle_usd_per_hour")
         share = bill.share_of_price(bill_, self.column("price_usd_per_hour"))
         changed = {"bytes_usd_per_hour": bytes_, "transport_usd_per_hour": bill_, "transport_share": share}
-        return self._with_columns(self.sources.copy(), changed)
+        return self._with_columns(changed)
 
     def with_cost(self, cost: np.ndarray) -> Problem:
         """The problem with new all-in prices per hour [$/h], the purchase price taking the
         change: the transport bill and its terms stay what the pipeline says they are."""
         price = np.asarray(cost, dtype=float) - self.column("transport_usd_per_hour")
         share = bill.share_of_price(self.column("transport_usd_per_hour"), price)
-        return self._with_columns(self.sources.copy(), {"price_usd_per_hour": price, "transport_share": share})
+        return self._with_columns({"price_usd_per_hour": price, "transport_share": share})
 
 
 def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:

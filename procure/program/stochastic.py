@@ -171,10 +171,7 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
         slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
         expected_slope = objective_weights(totals, sp) @ slope.reshape(count, n)
         b = program.problem
-        e_ledger = b.rate * (b.held + x)
-        curve = b.sources["curve"].to_numpy(str)
-        ledger_slope = b.rate * np.asarray(value.derivative(e_ledger, curve, b.column("saturation_hours"),
-                                                            b.column("curve_shape")), dtype=float)  # fmt: skip
+        ledger_slope = b.marginal_value(x)
         ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
         for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
             s[column] = s[column].to_numpy() * ratio
@@ -242,9 +239,6 @@ def scenario_values(problem: ScenarioProblem, hours: np.ndarray) -> np.ndarray:
     [own-hour equivalents per scenario]."""
     sp = problem
     h = sp.base.held + np.asarray(hours, dtype=float)
-    s = sp.base.sources
     e = sp.rate * h[None, :]
-    v = value.value(
-        e, s["curve"].to_numpy(str)[None, :], sp.saturation_hours, s["curve_shape"].to_numpy(float)[None, :]
-    )
+    v = value.value(e, sp.base.curves[None, :], sp.saturation_hours, sp.base.column("curve_shape")[None, :])
     return np.asarray(v, dtype=float).sum(axis=1)
