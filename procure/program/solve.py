@@ -208,8 +208,12 @@ class Program:
         Raises
         ------
         InputError
-            ``problem`` has other sources than the program's, or a cost that is not ≥ 0.
+            ``problem`` has other sources than the program's, or a cost that is not ≥ 0; or the
+            program is over periods (one period included: its prices and bills are the periods
+            file's, which its read-out keeps).
         """
+        if self.single is not None:
+            self.single.with_base(problem)  # refused, as for several periods: re-read the periods file
         old = self.problem
         if problem.n != old.n or not np.array_equal(
             problem.sources["source"].to_numpy(), old.sources["source"].to_numpy()

@@ -82,6 +82,21 @@ def test_one_period_is_todays_plan_on_the_default_ledger():
     assert plan.lambda_by_period == {"P1": pytest.approx(today.lambda_)}
 
 
+def test_a_one_period_program_refuses_a_new_price_as_several_periods_do():
+    """Its period read-out is priced by the periods file: repriced in place it would report the
+    old bills beside the new hours, so it is refused, as a program over several periods is."""
+    ledger = load_ledger()
+    one = periods_of(len(ledger.sources), [ledger.cluster.horizon_months], [20_000])
+    program = Program(period_problem(from_ledger(ledger, budget=20_000), one))
+    assert program.single is not None
+    before = program.solve()
+    with pytest.raises(procure.InputError, match="periods file"):
+        program.reprice(program.problem.with_byte_price_x(5.0))
+    after = program.solve()
+    assert after.value == pytest.approx(before.value, rel=1e-12)
+    assert after.transport_usd == pytest.approx(before.transport_usd, rel=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_one_period_is_todays_plan_on_random_ledgers(seed):
     ledger = random_ledger(12, seed)
