@@ -95,6 +95,9 @@ class Problem:
     target: float | None = None
     max_share: dict[str, float] = field(default_factory=dict)
     _columns: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Shared by the problems that differ from one another in prices and bills only
+    #: (:data:`PRICE_COLUMNS`), so that :func:`other_numbers` need not compare them.
+    _numbers: object = field(default_factory=object, init=False, repr=False, compare=False)
 
     @property
     def n(self) -> int:
@@ -135,8 +138,10 @@ class Problem:
         ``max_share`` or ``capacity`` replaced (the columns read so far kept, being the same)."""
         if "sources" in question:
             raise invalid("question", "sources", "must leave the sources alone (see with_byte_price_x, with_cost)")
-        out = replace(self, **question)  # type: ignore[arg-type]
+        out = replace(self, **_checked_question(self.sources, question))  # type: ignore[arg-type]
         out._columns.update(self._columns)
+        if "capacity" not in question:
+            object.__setattr__(out, "_numbers", self._numbers)
         return out
 
     def _with_columns(self, changed: Mapping[str, np.ndarray]) -> Problem:
@@ -152,6 +157,8 @@ class Problem:
             column.setflags(write=False)
             kept[name] = column
         out._columns.update(kept)
+        if set(changed) <= set(PRICE_COLUMNS):
+            object.__setattr__(out, "_numbers", self._numbers)
         return out
 
     @property
@@ -244,6 +251,27 @@ class Problem:
         price = np.asarray(cost, dtype=float) - self.column("transport_usd_per_hour")
         share = bill.share_of_price(self.column("transport_usd_per_hour"), price)
         return self._with_columns({"price_usd_per_hour": price, "transport_share": share})
+
+
+#: The columns a repriced problem may change (:meth:`procure.program.solve.Program.reprice`):
+#: the purchase price and the transport bill with its terms and share.
+PRICE_COLUMNS = ("price_usd_per_hour", "transport_usd_per_hour", "bytes_usd_per_hour", "idle_usd_per_hour",
+                 "cores_usd_per_hour", "transport_share")  # fmt: skip
+
+
+def other_numbers(old: Problem, new: Problem) -> str:
+    """What ``new`` changes of ``old`` besides prices and bills (:data:`PRICE_COLUMNS`): the
+    names of the changed columns, or "capacities"; empty where nothing else changed."""
+    if new._numbers is old._numbers:  # one made from the other by asking, repricing or both
+        return ""
+    a = old.sources.drop(columns=list(PRICE_COLUMNS), errors="ignore")
+    b = new.sources.drop(columns=list(PRICE_COLUMNS), errors="ignore")
+    if list(a.columns) != list(b.columns):
+        return "columns"
+    changed = [c for c in a.columns if not a[c].reset_index(drop=True).equals(b[c].reset_index(drop=True))]
+    if changed:
+        return "numbers in " + ", ".join(changed)
+    return "" if old.capacity == new.capacity else "capacities"
 
 
 def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:
@@ -351,9 +379,53 @@ def from_ledger(
     target = check_target(target) if target is not None else None
     priced = price_ledger(ledger, cluster=cluster, held=held)
     s = priced.sources
-    shares = dict(max_share or {})
+    return replace(priced, budget=budget, target=target, max_share=_checked_shares(s, max_share or {}))
+
+
+def _checked_shares(sources: pd.DataFrame, max_share: Mapping[str, float]) -> dict[str, float]:
+    """Mix bounds by source name or kind, each naming some source and in ``OPTION_FIELDS["max_share"]``'s range."""
+    shares = dict(max_share)
     for key, share in shares.items():
-        if not matches(s, key).any():
-            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(s['source'])}")
+        if not matches(sources, key).any():
+            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(sources['source'])}")
         shares[key] = check(OPTION_FIELDS["max_share"], share, f"max_share {key}")
-    return replace(priced, budget=budget, target=target, max_share=shares)
+    return shares
+
+
+#: What :meth:`Problem.asking` may replace.
+QUESTION = ("budget", "target", "max_share", "capacity")
+
+
+def _checked_question(sources: pd.DataFrame, question: Mapping[str, object]) -> dict[str, object]:
+    """A question for :meth:`Problem.asking`, each part checked as :func:`from_ledger` checks it:
+    a budget and a target in their options' ranges (or None), mix bounds naming sources, and
+    capacities by their names, each a number ≥ 0 (inf = unlimited)."""
+    out: dict[str, object] = {}
+    for key, given in question.items():
+        if key not in QUESTION:
+            raise invalid("question", key, f"must be one of {', '.join(QUESTION)}")
+        if key == "budget" and given is not None:
+            given = check_budget(given)  # type: ignore[arg-type]
+        elif key == "target" and given is not None:
+            given = check_target(given)  # type: ignore[arg-type]
+        elif key == "max_share":
+            given = _checked_shares(sources, given)  # type: ignore[arg-type]
+        elif key == "capacity":
+            given = _checked_capacity(given)
+        out[key] = given
+    return out
+
+
+def _checked_capacity(capacity: object) -> dict[str, float]:
+    """Capacities by name (those of :data:`CAPACITIES`), each a number ≥ 0 [its unit] or inf."""
+    if not isinstance(capacity, Mapping):
+        raise invalid("capacity", capacity, f"must map {', '.join(CAPACITIES)} to limits")
+    out = {}
+    for name, limit in capacity.items():
+        if name not in CAPACITIES:
+            raise invalid("capacity", name, f"must be one of {', '.join(CAPACITIES)}")
+        ok = isinstance(limit, int | float | np.floating | np.integer) and not isinstance(limit, bool)
+        if not ok or not float(limit) >= 0:
+            raise invalid(f"capacity {name}", limit, "must be a number ≥ 0 (inf = unlimited)")
+        out[str(name)] = float(limit)
+    return out

@@ -45,7 +45,7 @@ from .model import BuiltModel, Formulation, build
 from .periods import PeriodProblem, single_period
 from .plan import Plan
 from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
-from .problem import Mode, Problem, check_budget
+from .problem import Mode, Problem, check_budget, other_numbers
 from .readout import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
 from .refine import refine
 from .scenarios import ScenarioProblem, one_scenario
@@ -208,7 +208,8 @@ class Program:
         Raises
         ------
         InputError
-            ``problem`` has other sources than the program's, or a cost that is not ≥ 0; or the
+            ``problem`` has other sources than the program's, other numbers than their prices
+            and bills (:data:`procure.program.problem.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
             program is over periods (one period included: its prices and bills are the periods
             file's, which its read-out keeps).
         """
@@ -219,6 +220,10 @@ class Program:
             problem.sources["source"].to_numpy(), old.sources["source"].to_numpy()
         ):
             raise invalid("problem", "other sources", f"must price the same {old.n} sources, in the same order")
+        other = other_numbers(old, problem)
+        if other:
+            raise invalid("problem", f"other {other}", "must differ from the program's in prices and bills only "
+                          "(build a new Program for other numbers)")  # fmt: skip
         cost = problem.cost
         if not np.all(np.isfinite(cost) & (cost >= 0)):
             raise invalid("cost", cost, f"must be {old.n} numbers ≥ 0 [$/h], one per source")

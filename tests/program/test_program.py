@@ -367,6 +367,53 @@ def test_a_repriced_problem_reads_as_one_priced_afresh(multiplier):
         problem.asking(sources=problem.sources)
 
 
+@pytest.mark.parametrize(
+    ("question", "field"),
+    [
+        ({"budget": math.nan}, "budget"),
+        ({"budget": -1.0}, "budget"),
+        ({"target": 0.0}, "target"),
+        ({"max_share": {"twin": 1.5}}, "max_share twin"),
+        ({"max_share": {"no such source": 0.5}}, "max_share"),
+        ({"capacity": {"core_hours": -1.0}}, "capacity core_hours"),
+        ({"capacity": {"core_hours": math.nan}}, "capacity core_hours"),
+        ({"capacity": {"gpu_hours": 1.0}}, "capacity"),
+        ({"tolerance": 0.1}, "question"),
+    ],
+)
+def test_a_problem_asked_again_checks_its_question_as_the_ledger_does(question, field):
+    """``asking`` takes the ranges ``from_ledger`` takes: a bad value is one InputError naming it."""
+    problem = from_ledger(DEFAULT_LEDGER, budget=5_000.0)
+    with pytest.raises(InputError, match=f"^{field} = "):
+        problem.asking(**question)
+
+
+def test_a_program_is_repriced_only_by_prices_and_bills():
+    """A problem with other held hours, availabilities or capacities is refused by ``reprice``
+    (the model keeps its own), and the program still solves as before; one repriced at a
+    byte price or at the cluster's core-hour price is taken, and matches a fresh solve."""
+    problem = from_ledger(DEFAULT_LEDGER, budget=20_000.0)
+    program = Program(problem)
+    before = program.solve()
+    held = problem.sources.assign(held_hours=problem.sources["held_hours"] + 1.0)
+    limited = problem.sources.assign(available_hours=problem.sources["available_hours"].clip(upper=10.0))
+    for other, what in (
+        (replace(problem, sources=held), "held_hours"),
+        (replace(problem, sources=limited), "available_hours"),
+        (problem.asking(capacity={**problem.capacity, "core_hours": 1.0}), "capacities"),
+    ):
+        with pytest.raises(InputError, match=what):
+            program.reprice(other)
+    assert program.solve().value == pytest.approx(before.value, rel=1e-12)
+    cl = DEFAULT_LEDGER.cluster
+    for repriced in (
+        problem.with_byte_price_x(4.0),
+        from_ledger(DEFAULT_LEDGER, budget=20_000.0, cluster=cl.replace(core_usd_per_hour=3 * cl.core_usd_per_hour)),
+    ):
+        program.reprice(repriced)
+        assert program.solve().value == pytest.approx(solve(repriced).value, rel=1e-6)
+
+
 def test_reuse_where_only_the_budget_bounds_a_source():
     """An unlimited source on an unlimited cluster is bounded by the budget alone: a larger
     budget or a lower cost rebuilds the model, and the plans match fresh solves."""
