@@ -37,6 +37,7 @@ import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
 
 from ..errors import Reason, SolveError
+from .bound_duals import bound_dual, bounded_by
 from .model import BuiltModel
 from .model_rows import LiveNumbers, linear_terms, rows_of, terms
 
@@ -351,8 +352,14 @@ class HighsModel:
 
     def row_duals(self, solution: Solution) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed."""
+        return self._duals(solution)[0]
+
+    def _duals(self, solution: Solution) -> tuple[np.ndarray, np.ndarray]:
+        """Duals of every row and reduced costs of every column at ``solution``, and the columns'
+        upper bounds; with integers, from the LP with them fixed."""
         if not self.integer.any():
-            return np.asarray(self.h.getSolution().row_dual, dtype=float)
+            sol = self.h.getSolution()
+            return np.asarray(sol.row_dual, dtype=float), np.asarray(sol.col_dual, dtype=float)
         lp = self.h.getLp()
         fixed = np.round(solution.columns[self.integer])
         lower = np.asarray(lp.col_lower_, dtype=float)
@@ -369,14 +376,42 @@ class HighsModel:
             raise SolveError(
                 "the LP with the plan's integers fixed has no solution: the duals cannot be read", Reason.NOT_CERTIFIED
             )
-        return np.asarray(h.getSolution().row_dual, dtype=float)
+        sol = h.getSolution()
+        return np.asarray(sol.row_dual, dtype=float), np.asarray(sol.col_dual, dtype=float)
 
     def duals(self, solution: Solution) -> tuple[float, list[float], list[float]]:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
-        a constraint has a row per scenario, the sum of their duals."""
-        rows = self.row_duals(solution)
+        a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
+        own bounds carry, and each capacity's shadow price what its bounds carry
+        (:mod:`procure.program.bound_duals`)."""
+        rows, cols = self._duals(solution)
 
         def at(ks: list[int]) -> float:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
-        return at(self.budget_rows), [at(k) for k in self.capacity_rows], [at(k) for k in self.mix_rows]
+        b = self.built
+        upper = np.asarray(self.h.getLp().col_upper_, dtype=float)
+
+        m = b.model
+        on_off = np.array(list(m.B), dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
+        on_off_rows = np.array([self.row_of.get(id(m.buy_upper[i]), -1) for i in on_off.tolist()], dtype=np.int64)
+
+        def carried(xs: np.ndarray, ws: np.ndarray, rhs: float) -> float:
+            both = np.concatenate([self.x_cols[xs], self.w_cols[ws]])
+            through = bound_dual(cols, solution.columns, upper, np.unique(both[both >= 0]), rhs)
+            q = np.flatnonzero(xs[on_off] & (on_off_rows >= 0))
+            if len(q):
+                i = on_off[q]
+                through += bound_dual(rows[on_off_rows[q]], solution.x[i], b.sources.upper[i], np.arange(len(q)), rhs)
+            return through
+
+        lam = at(self.budget_rows) + carried(b.sources.budget_bounded, b.arrays.budget_bounded, b.bounds_budget)
+        p, count = b.formulation.base, len(b.arrays.upper) // max(len(b.sources.upper), 1)
+        capacity = []
+        for name, ks in zip(b.capacity_names, self.capacity_rows, strict=True):
+            use = p.usage(name)
+            rhs = float(p.capacity[name] - use @ p.held)
+            xs = bounded_by(b.sources.upper, use, rhs) & ~b.sources.budget_bounded
+            ws = bounded_by(b.arrays.upper, np.tile(use, count), rhs) & ~b.arrays.budget_bounded
+            capacity.append(at(ks) + carried(xs, ws, rhs))
+        return lam, capacity, [at(k) for k in self.mix_rows]

@@ -94,11 +94,11 @@ class _Rows:
 
 
 def lp_multipliers(program: Solving, r: Refined) -> np.ndarray:
-    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.dual.coupling_rows` order."""
-    hm = program.highs
-    duals = np.abs(hm.row_duals(r.results))
-    rows = [hm.budget_rows[0], *(row for (row,) in hm.capacity_rows), *(row for (row,) in hm.mix_rows)]
-    return np.array([duals[q] for q in rows], dtype=float)
+    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.dual.coupling_rows`
+    order, each with what the bounds derived from its limit carry
+    (:meth:`procure.program.highs.HighsModel.duals`)."""
+    lam, capacity, mix = program.highs.duals(r.results)
+    return np.array([lam, *capacity, *mix], dtype=float)
 
 
 def polish(program: Solving, r: Refined) -> Polished | None:

@@ -145,3 +145,61 @@ def test_a_budget_that_buys_nothing_leaves_the_held_value():
     plan = solve_problem(from_ledger(held, budget=0.0))
     assert plan.sources["hours"].sum() == 0
     assert plan.value == pytest.approx(float(Sources.of(from_ledger(held, budget=0.0)).v(0, 0.0)), rel=1e-12)
+
+
+def _unlimited_with_terms() -> Ledger:
+    """The default ledger with lots, minimum orders and fees, every source unlimited on an
+    unlimited cluster: only the budget bounds the source the money goes to."""
+    rows = DEFAULT_LEDGER.sources.copy()
+    rows["available_hours"] = math.inf
+    rows["lot_hours"] = [50.0, 100.0, 0.0, 40.0, 0.0]
+    rows["min_order_hours"] = [0.0, 500.0, 200.0, 0.0, 0.0]
+    rows["fixed_fee_usd"] = [0.0, 2000.0, 500.0, 1000.0, 0.0]
+    return Ledger(rows, DEFAULT_LEDGER.cluster.replace(count=math.inf, storage_gb=math.inf), DEFAULT_LEDGER.path)
+
+
+def test_lambda_is_the_value_of_a_dollar_where_only_the_budget_bounds_a_source():
+    """Where the money goes to a source that only the budget bounds, the model's bound on it
+    (what the budget buys) and the budget row are one limit: λ is the slope of the value in the
+    budget whichever of the two the LP prices, fresh or after ``set_budget``. The slope is a
+    central difference of fresh solves."""
+    ledger = _unlimited_with_terms()
+    budget, step = 5_000.0, 25.0
+
+    def value_at(b: float) -> float:
+        return solve_problem(from_ledger(ledger, budget=b), tolerance=1e-9).value
+
+    slope = (value_at(budget + step) - value_at(budget - step)) / (2 * step)
+    fresh = solve_problem(from_ledger(ledger, budget=budget), tolerance=1e-6)
+    program = Program(from_ledger(ledger, budget=20_000.0), tolerance=1e-6)
+    program.solve()
+    program.set_budget(budget)
+    reused = program.solve()
+    assert slope > 0
+    for plan in (fresh, reused):
+        assert plan.spent_usd == pytest.approx(budget, rel=1e-9)
+        assert plan.lambda_ == pytest.approx(slope, rel=1e-3)
+
+
+@pytest.mark.parametrize("count", [0.27, 0.3])
+def test_a_shadow_price_counts_the_bound_its_capacity_gives(count):
+    """With lots and fees on a cluster so small that the accelerators bound the one source
+    bought, the capacity row and that source's bound (its room in the capacity) are one limit:
+    the shadow price lies between the value's one-sided slopes in the capacity (differences of
+    fresh solves), whichever of the two the LP with the integers fixed prices."""
+    rows = DEFAULT_LEDGER.sources.copy()
+    rows["lot_hours"] = [50.0, 100.0, 0.0, 40.0, 0.0]
+    rows["fixed_fee_usd"] = [0.0, 2000.0, 500.0, 1000.0, 0.0]
+    ledger = Ledger(rows, DEFAULT_LEDGER.cluster.replace(count=count, storage_gb=math.inf), DEFAULT_LEDGER.path)
+    base = from_ledger(ledger, budget=1e6)
+    limit = base.capacity["accelerator_hours"]
+    step = 1e-4 * limit
+
+    def value_at(c: float) -> float:
+        return solve_problem(base.asking(capacity={**base.capacity, "accelerator_hours": c}), tolerance=1e-11).value
+
+    now = value_at(limit)
+    left, right = (now - value_at(limit - step)) / step, (value_at(limit + step) - now) / step
+    price = solve_problem(base).shadow_prices["accelerator_hours"]
+    assert right > 0.5
+    assert right * (1 - 1e-3) <= price <= left * (1 + 1e-3)

@@ -246,3 +246,38 @@ def test_bad_risk_options_are_named(options, message):
     sc = ledger_scenarios(ledger.sources, 2, 0)
     with pytest.raises(Exception, match=message):
         scenario_problem(from_ledger(ledger, budget=1000), sc, **options)
+
+
+def test_lambda_of_scenarios_is_the_value_of_a_dollar_where_only_the_budget_bounds_a_source():
+    """Eight scenarios with a CVaR weight on the default ledger with every source unlimited on
+    an unlimited cluster: the money goes to one source that only the budget bounds, and λ is the
+    slope of the objective in the budget (a central difference of fresh solves), fresh or after
+    a repricing."""
+    import math
+
+    from procure.ledger import Ledger
+    from procure.ledger.scenarios import sample_scenarios
+    from procure.program.solve import Program
+
+    base = load_ledger()
+    rows = base.sources.assign(available_hours=math.inf)
+    ledger = Ledger(rows, base.cluster.replace(count=math.inf, storage_gb=math.inf), base.path)
+    sc = sample_scenarios(ledger.sources, 8, seed=3)
+    budget, step = 20_000.0, 50.0
+    dearer = ledger.cluster.replace(byte_usd_per_gb=3 * ledger.cluster.byte_usd_per_gb)
+
+    def program_at(b: float, cluster) -> Program:
+        return Program(scenario_problem(from_ledger(ledger, budget=b, cluster=cluster), sc, risk_weight=0.3),
+                       tolerance=1e-9)  # fmt: skip
+
+    slope = (program_at(budget + step, dearer).solve().value - program_at(budget - step, dearer).solve().value) / (
+        2 * step
+    )
+    fresh = program_at(budget, dearer).solve()
+    program = program_at(budget, ledger.cluster)
+    program.solve()
+    program.reprice(from_ledger(ledger, budget=budget).with_byte_price_x(3.0))
+    reused = program.solve()
+    assert slope > 0
+    for plan in (fresh, reused):
+        assert plan.lambda_ == pytest.approx(slope, rel=1e-3)
