@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
 from ..curves import smallest_tangent_hours
 from . import value
@@ -128,8 +128,9 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     block.Q = pyo.RangeSet(0, len(j_) - 1)
 
     def cut_rule(_b: pyo.Block, q: int) -> object:
-        """Tangent cut q of the round: z_j − v'(ê)·a_j·w_j ≤ v'(ê)·a_j·h0_j + v(ê) − v'(ê)·ê."""
-        return LinearExpression(constant=0.0, linear_coefs=[1.0, c_[q]], linear_vars=[z[q], w[q]]) <= r_[q]
+        """Tangent cut q of the round: z_j − v'(ê)·a_j·w_j ≤ v'(ê)·a_j·h0_j + v(ê) − v'(ê)·ê
+        (its two terms given as Pyomo's own, the quickest form of a linear body to build)."""
+        return LinearExpression([MonomialTermExpression((1.0, z[q])), MonomialTermExpression((c_[q], w[q]))]) <= r_[q]
 
     block.rows = pyo.Constraint(block.Q, rule=cut_rule)
     return len(j_)
