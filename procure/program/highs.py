@@ -39,7 +39,7 @@ from pyomo.common.tee import capture_output
 from ..errors import Reason, SolveError
 from .bound_duals import bound_dual, bounded_by
 from .model import BuiltModel
-from .model_rows import LiveNumbers, linear_terms, rows_of, terms
+from .model_rows import LiveNumbers, column_bounds, linear_terms, rows_of, terms
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -159,10 +159,7 @@ class HighsModel:
             for name in ("y", "q", "rented", "core", "keep")
             if hasattr(m, name)
         }
-        bounds = [v.bounds for v in columns]
-        lower = np.array([-INF if lb is None else float(lb) for lb, _ub in bounds])
-        upper = np.array([INF if ub is None else float(ub) for _lb, ub in bounds])
-        self.integer = np.array([not v.is_continuous() for v in columns], dtype=bool)
+        lower, upper, self.integer = column_bounds(columns)
         self.row_of: dict[int, int] = {}
         #: Coefficients that are expressions of mutable parameters: (row, column, expression).
         live_coefs: list[tuple[int, int, Any]] = []
@@ -175,9 +172,9 @@ class HighsModel:
         row_upper: list[float] = []
         for con in rows_of(m):
             row = len(row_lower)
-            constant_expr, variables, coefs = linear_terms(con, col_of)
+            constant_expr, variables, coefs, read = linear_terms(con, col_of)
             constant = float(pyo.value(constant_expr or 0.0))
-            cols, coef, live = terms(variables, coefs, col_of)
+            cols, coef, live = terms(variables, coefs, col_of, read)
             live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
             kept = coef != 0.0
             index.append(cols[kept])
@@ -191,8 +188,8 @@ class HighsModel:
             row_lower.append(lo)
             row_upper.append(hi)
         cost = np.zeros(len(columns))
-        _constant, variables, coefs = linear_terms(m.objective, col_of)
-        cols, coef, _live = terms(variables, coefs, col_of)
+        _constant, variables, coefs, read = linear_terms(m.objective, col_of)
+        cols, coef, _live = terms(variables, coefs, col_of, read)
         np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
         lp.num_col_ = len(columns)

@@ -63,22 +63,32 @@ class LiveNumbers:
 _VALUE = attrgetter("value")
 
 
+def columns_of(variables: Sequence[Any], col_of: dict[int, int]) -> np.ndarray:
+    """The matrix column of each variable."""
+    return np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
+
+
 def terms(
-    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int]
+    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int], cols: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """The columns and values of a row's terms, and which terms are expressions of parameters."""
-    cols = np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
-    live = [q for q, kind in enumerate(map(type, coefs)) if kind not in NUMBER_TYPES]
-    if live:
-        coef = np.fromiter(map(number, coefs), dtype=float, count=len(coefs))
-    else:
+    """The columns and values of a row's terms, and which terms are expressions of parameters
+    (``cols``: the columns, where :func:`linear_terms` has read them already)."""
+    if cols is None:
+        cols = columns_of(variables, col_of)
+    kinds = list(map(type, coefs))
+    live = [q for q, kind in enumerate(kinds) if kind not in NUMBER_TYPES]
+    if not live:
         coef = np.array(coefs, dtype=float).reshape(len(coefs))
+    elif len(live) == len(coefs) and all(kind is ParamData for kind in kinds):
+        coef = np.fromiter(map(_VALUE, coefs), dtype=float, count=len(coefs))  # one parameter each
+    else:
+        coef = np.fromiter(map(number, coefs), dtype=float, count=len(coefs))
     return cols, coef, live
 
 
-def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any]]:
+def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any], np.ndarray | None]:
     """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
-    variable once.
+    variable once, and their columns where read already (else None).
 
     A body built as one ``LinearExpression`` over distinct variables (the model's large rows)
     is read as it stands; any other body through ``generate_standard_repn``, which collects it.
@@ -92,12 +102,41 @@ def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], 
     body = con.expr if isinstance(con, pyo.Objective) else con.body
     if type(body) is LinearExpression:
         variables = body.linear_vars
-        if len({col_of[id(v)] for v in variables}) == len(variables):
-            return body.constant, variables, body.linear_coefs
+        cols = columns_of(variables, col_of)
+        if len(np.unique(cols)) == len(cols):
+            return body.constant, variables, body.linear_coefs, cols
     repn = generate_standard_repn(body, compute_values=False, quadratic=False)
     if repn.nonlinear_expr is not None or repn.quadratic_vars:
         raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
-    return repn.constant, repn.linear_vars, repn.linear_coefs
+    return repn.constant, repn.linear_vars, repn.linear_coefs, None
+
+
+def column_bounds(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each variable's lower and upper bound (±inf where none) and whether it is integer.
+
+    A variable over the reals (most of the model's) has the bounds it was given, read as they
+    stand (a number or an expression of parameters); any other domain (binary, non-negative,
+    integer) through Pyomo's ``bounds``, which tightens them by the domain's own.
+    """
+    n = len(columns)
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    integer = np.zeros(n, dtype=bool)
+    reals = pyo.Reals
+    for j, v in enumerate(columns):
+        if v.domain is reals:
+            lb, ub = v.lower, v.upper
+            if lb is not None:
+                lower[j] = lb if type(lb) is float else float(pyo.value(lb))
+            if ub is not None:
+                upper[j] = ub if type(ub) is float else float(pyo.value(ub))
+            continue
+        lb, ub = v.bounds
+        if lb is not None:
+            lower[j] = float(lb)
+        if ub is not None:
+            upper[j] = float(ub)
+        integer[j] = not v.is_continuous()
+    return lower, upper, integer
 
 
 def rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:
