@@ -99,6 +99,14 @@ class Problem:
     #: (:data:`PRICE_COLUMNS`), so that :func:`other_numbers` need not compare them.
     _numbers: object = field(default_factory=object, init=False, repr=False, compare=False)
 
+    def __getstate__(self) -> dict[str, object]:
+        """What a pickle keeps: the problem without the columns read so far (each is read again,
+        read-only, from :attr:`sources` when asked), so that a pickled problem is no larger than
+        its numbers and no copy of a column comes back writable."""
+        state = dict(self.__dict__)
+        state["_columns"] = {}
+        return state
+
     @property
     def n(self) -> int:
         """Number of sources."""

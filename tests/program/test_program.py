@@ -544,3 +544,22 @@ def test_build_model_structure():
                 value.value(e, s["curve"].iloc[i], s["saturation_hours"].iloc[i], s["curve_shape"].iloc[i])
             )
             assert pyo.value(c.body) <= c.upper + 1e-9
+
+
+def test_a_pickled_problem_carries_its_numbers_not_its_read_columns():
+    """A problem's columns read so far are a cache of its sources: a pickle leaves them out (the
+    app sends plans between processes), and the columns it reads again are read-only."""
+    import pickle
+
+    problem = from_ledger(random_ledger(200, seed=5), budget=40_000.0)
+    size = len(pickle.dumps(problem))
+    for name in [c for c in problem.sources.columns if problem.sources[c].dtype.kind == "f"]:
+        problem.column(name)
+    cost = problem.cost.copy()
+    assert len(pickle.dumps(problem)) == size
+    back = pickle.loads(pickle.dumps(problem.asking(budget=1.0)))
+    assert back.budget == 1.0
+    assert back.column("rate").flags.writeable is False
+    assert back.cost.flags.writeable is False
+    np.testing.assert_array_equal(back.cost, cost)
+    np.testing.assert_array_equal(back.column("held_hours"), problem.column("held_hours"))
