@@ -62,3 +62,40 @@ def bounded_by(upper: np.ndarray, use: np.ndarray, rhs: float) -> np.ndarray:
 
 #: Relative difference within which a source's bound is taken as a capacity's room [1].
 SAME_BOUND = 1e-12
+
+
+def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x: np.ndarray, box: np.ndarray,
+                   slope: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The multipliers of the Lagrangian dual's optimum with what the boxes derived from each of
+    ``rows`` (capacities: a box ``b_r / A_rs``) carry added, as :func:`bound_dual` adds them to an
+    LP's duals: over the sources at such a box, Σ (v'_s − (Aᵀμ)_s) · box_s / b_r.
+
+    Where one source fills a capacity, the dual's g is flat between the price at which the
+    next source would start to buy and the filling source's own value per unit: its minimiser
+    may stop at the low end, where one more unit of the capacity, which the filling source
+    takes, is worth the high end.
+
+    Parameters
+    ----------
+    mu : numpy.ndarray
+        The dual's multipliers, one per coupling row [value per unit].
+    A, b : numpy.ndarray
+        The coupling rows and their right-hand sides (held hours counted).
+    rows : range
+        The rows whose limit gives boxes (the capacities).
+    x, box, slope : numpy.ndarray
+        Each source's hours [h], box [h] and marginal value at its hours [value per h].
+
+    Returns
+    -------
+    numpy.ndarray
+        The multipliers, those of ``rows`` raised where a box of theirs binds.
+    """
+    out = np.array(mu, dtype=float)
+    reduced = np.maximum(slope - A.T @ mu, 0.0)
+    at = np.isfinite(box) & (box > 0) & (x >= box * (1 - AT_BOUND))
+    for r in rows:
+        mine = at & bounded_by(box, A[r], float(b[r]))
+        if mine.any() and b[r] > 0:
+            out[r] += float(np.sum(reduced[mine] * box[mine]) / b[r])
+    return out

@@ -387,13 +387,22 @@ class HighsModel:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
         b = self.built
-        upper = np.asarray(self.h.getLp().col_upper_, dtype=float)
+        lp = self.h.getLp()
+        lower, upper = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
 
+        def free(col: np.ndarray, bound: np.ndarray) -> np.ndarray:
+            """Where a column still has the bound the model gave it and is not fixed (fixed
+            hours are no limit's bound)."""
+            c = np.maximum(col, 0)
+            return (col >= 0) & (upper[c] == bound) & (lower[c] < upper[c])
+
+        free_x, free_w = free(self.x_cols, b.sources.upper), free(self.w_cols, b.arrays.upper)
         m = b.model
         on_off = np.array(list(m.B), dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
         on_off_rows = np.array([self.row_of.get(id(m.buy_upper[i]), -1) for i in on_off.tolist()], dtype=np.int64)
 
         def carried(xs: np.ndarray, ws: np.ndarray, rhs: float) -> float:
+            xs, ws = xs & free_x, ws & free_w
             both = np.concatenate([self.x_cols[xs], self.w_cols[ws]])
             through = bound_dual(cols, solution.columns, upper, np.unique(both[both >= 0]), rhs)
             q = np.flatnonzero(xs[on_off] & (on_off_rows >= 0))

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .bound_duals import with_box_duals
 from .dual import coupling_rows
 from .forms import add_cuts
 from .highs import Solution
@@ -42,8 +43,12 @@ def exact_solve(program: Solving, r: Refined, deadline: float) -> tuple[Refined,
     gives) closes on the exact value; with integer terms the bound stays the last solve's.
     """
     if r.mu is not None:  # exact already (the dual-guided solve)
-        names = coupling_rows(program.problem, program.budget, program.built.capacity_names).names
-        return r, float(r.mu[0]), _shadow(names[1:], list(r.mu[1:]))
+        built = program.built
+        rows = coupling_rows(program.problem, program.budget, built.capacity_names)
+        a = built.sources
+        mu = with_box_duals(r.mu, rows.A, rows.b, range(1, 1 + len(built.capacity_names)), r.x, a.room,
+                            a.slope_of(r.x))  # fmt: skip
+        return r, float(mu[0]), _shadow(rows.names[1:], list(mu[1:]))
     lam, shadow = duals_of(program, r.results)
     polished = polish(program, r)
     if polished is None:

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..errors import Reason, SolveError
+from ..ledger.schema import MOST_USD
 from .bounds import source_arrays
 from .diagnose import diagnose, least_money
 from .periods import PeriodProblem
@@ -115,7 +116,8 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     p = program.problem
     target = float(p.target or 0.0)
     steps = 0
-    most = most_money(program)
+    # the bracket stays within the budgets the program takes (the budget option's range)
+    most = min(most_money(program), MOST_USD)
     floor, floor_bound = _mix_floor(program)
     lo = floor
     r, verdict = evaluate(program, floor, deadline, target)
@@ -136,10 +138,11 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
             break
         lo, lo_r = budget, r
         if budget >= most or steps >= MAX_TARGET_STEPS:
+            capped = f"the most value a budget of ${MOST_USD:,.0f} (the largest the budget option takes) buys is "
+            allowed = "the most value the sources' availability, the capacities and the mix bounds allow is "
+            within = capped if most == MOST_USD else allowed
             raise SolveError(
-                f"infeasible: target = {target:,.4g} is out of reach: the most value the sources' "
-                f"availability, the capacities and the mix bounds allow is {r.upper:,.4g}",
-                Reason.INFEASIBLE,
+                f"infeasible: target = {target:,.4g} is out of reach: {within}{r.upper:,.4g}", Reason.INFEASIBLE
             )
         newton = budget + (target - r.value) / r.lam if r.lam > 0 else math.inf
         budget = min(most, max(2 * budget, newton * (1 + program.tolerance)) if math.isfinite(newton) else 2 * budget)

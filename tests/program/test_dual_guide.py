@@ -124,3 +124,33 @@ def test_guided_and_spread_refinement_agree_in_target_mode(seed):
     assert guided.spent_usd == pytest.approx(spread.spent_usd, rel=2 * TOL)
     assert guided.money_lower_bound <= spread.spent_usd * (1 + 1e-9)
     assert spread.money_lower_bound <= guided.spent_usd * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("count", [0.02, 0.05])
+def test_a_capacity_one_source_fills_is_priced_at_that_sources_value(count):
+    """On a cluster so small that the accelerators fill with one source's hours (its box is its
+    room in them), the guide's dual is flat between the next source's price and the filling
+    source's value per accelerator-hour; the shadow price is the slope of the value in the
+    capacity (one-sided differences of fresh solves), as the refinement without the guide gives."""
+    from procure.ledger import load_ledger
+    from procure.program.solve import solve_problem
+
+    ledger = load_ledger()
+    rows = ledger.sources.assign(held_hours=0.0)
+    cluster = ledger.cluster.replace(count=count, storage_gb=math.inf, cores_per_accelerator=1000.0)
+    problem = from_ledger(Ledger(rows, cluster, ledger.path), budget=1e6)
+    limit = problem.capacity["accelerator_hours"]
+    step = 1e-4 * limit
+
+    def value_at(c: float) -> float:
+        return solve_problem(
+            problem.asking(capacity={**problem.capacity, "accelerator_hours": c}), tolerance=1e-9
+        ).value
+
+    now = value_at(limit)
+    right, left = (value_at(limit + step) - now) / step, (now - value_at(limit - step)) / step
+    guided = Program(problem).solve()
+    assert guided.rounds == 1
+    spread = Program(problem, dual_guide=False).solve()
+    for plan in (guided, spread):
+        assert right * (1 - 1e-4) <= plan.shadow_prices["accelerator_hours"] <= left * (1 + 1e-4)

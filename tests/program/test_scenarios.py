@@ -281,3 +281,30 @@ def test_lambda_of_scenarios_is_the_value_of_a_dollar_where_only_the_budget_boun
     assert slope > 0
     for plan in (fresh, reused):
         assert plan.lambda_ == pytest.approx(slope, rel=1e-3)
+
+
+def test_lambda_with_fixed_hours_is_the_slope_of_the_value_of_the_rest():
+    """Hours bought now fixed (how VSS values a plan): fixed hours are no limit's bound, so λ of
+    the program that chooses only the later hours is the slope of its value in the budget."""
+    import math
+
+    from procure.ledger import Ledger
+    from procure.ledger.scenarios import sample_scenarios
+    from procure.program.solve import Program
+
+    base = load_ledger()
+    rows = base.sources.assign(available_hours=math.inf)
+    ledger = Ledger(rows, base.cluster.replace(count=math.inf, storage_gb=math.inf), base.path)
+    sc = sample_scenarios(ledger.sources, 4, seed=1)
+    budget, step = 20_000.0, 2.0
+    problem = from_ledger(ledger, budget=budget)
+    free = solve_problem(scenario_problem(problem, sc, recourse_price_x=1.5), tolerance=1e-9)
+    fixed = free.sources["hours"].to_numpy(dtype=float) * 0.5
+
+    def plan_at(b: float):
+        sp = scenario_problem(problem.asking(budget=b), sc, recourse_price_x=1.5)
+        return Program(sp, tolerance=1e-9, fixed_hours=fixed).solve()
+
+    now = plan_at(budget)
+    right, left = (plan_at(budget + step).value - now.value) / step, (now.value - plan_at(budget - step).value) / step
+    assert right * (1 - 1e-4) <= now.lambda_ <= left * (1 + 1e-4)

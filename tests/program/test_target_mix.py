@@ -117,3 +117,23 @@ def test_least_money_when_held_hours_break_a_mix_bound(seed):
     e = plan.sources["effective_hours"].to_numpy()
     members = problem.members(next(iter(share)))
     assert e[members].sum() <= next(iter(share.values())) * e.sum() * (1 + 1e-7)
+
+
+def test_a_target_out_of_reach_within_the_largest_budget_says_so():
+    """Every source unlimited on an unlimited cluster: the money has no ceiling but the budget
+    option's range, and a target beyond what its largest budget buys is out of reach, said in
+    one line (not a budget the user never gave, refused)."""
+    from procure.ledger import load_ledger
+    from procure.ledger.schema import MOST_USD
+    from procure.program import from_ledger
+    from procure.program.solve import solve_problem
+
+    ledger = load_ledger()
+    rows = ledger.sources.assign(available_hours=math.inf)
+    unlimited = Ledger(rows, ledger.cluster.replace(count=math.inf, storage_gb=math.inf), ledger.path)
+    with pytest.raises(SolveError, match="out of reach") as raised:
+        solve_problem(from_ledger(unlimited, target=1e5))
+    assert raised.value.reason is Reason.INFEASIBLE
+    assert f"{MOST_USD:,.0f}" in str(raised.value)
+    reached = solve_problem(from_ledger(unlimited, target=5_000.0))
+    assert reached.value >= 5_000.0 * (1 - 1e-9)
