@@ -101,10 +101,11 @@ def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], 
     """
     body = con.expr if isinstance(con, pyo.Objective) else con.body
     if type(body) is LinearExpression:
-        variables = body.linear_vars
+        constant, variables, coefs = body.constant, body.linear_vars, body.linear_coefs
+        _release(body)
         cols = columns_of(variables, col_of)
         if len(np.unique(cols)) == len(cols):
-            return body.constant, variables, body.linear_coefs, cols
+            return constant, variables, coefs, cols
     repn = generate_standard_repn(body, compute_values=False, quadratic=False)
     if repn.nonlinear_expr is not None or repn.quadratic_vars:
         raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
@@ -137,6 +138,16 @@ def column_bounds(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.nd
             upper[j] = float(ub)
         integer[j] = not v.is_continuous()
     return lower, upper, integer
+
+
+def _release(body: LinearExpression) -> None:
+    """Let Pyomo forget ``body``: its ``LinearExpression`` keeps the last expression whose terms
+    were read, and so every variable of it (300,000 objects at 100,000 sources), in a cache of
+    its class, where they would outlive the model and slow every later collection of Python's
+    collector. The cache is put back as Pyomo starts it, if it has one."""
+    cache = getattr(LinearExpression, "_cache", None)
+    if isinstance(cache, tuple) and cache and cache[0] is body:
+        LinearExpression._cache = (None,) * len(cache)
 
 
 def rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:

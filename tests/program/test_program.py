@@ -563,3 +563,23 @@ def test_a_pickled_problem_carries_its_numbers_not_its_read_columns():
     assert back.cost.flags.writeable is False
     np.testing.assert_array_equal(back.cost, cost)
     np.testing.assert_array_equal(back.column("held_hours"), problem.column("held_hours"))
+
+
+def test_a_solved_program_leaves_none_of_its_variables_alive_once_dropped():
+    """The plan holds numbers, not the model: once the program is dropped, none of its Pyomo
+    variables stays alive (Pyomo's expression cache among what could hold them)."""
+    import gc
+
+    from pyomo.core.base.var import VarData
+
+    def alive() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, VarData))
+
+    before = alive()
+    program = Program(from_ledger(random_ledger(2_000, seed=3, curves=("log", "exp")), budget=400_000.0))
+    plan = program.solve()
+    assert alive() >= before + 2_000
+    del program
+    assert alive() == before
+    assert plan.value > 0
