@@ -45,7 +45,11 @@ budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side i
 * cvxpy with Clarabel (exponential and power cones), the general convex solver a capable
   user would reach for, where cvxpy is installed (``pip install cvxpy clarabel``).
 
-Each ratio is the median of the per-repeat ratios with its min–max; each method's scaling
+A full collection of Python's collector runs before each method, outside its time, so that
+none pays for freeing the garbage another left (a dropped Pyomo model is millions of objects in
+cycles, which would otherwise be freed during whichever method runs next); what freeing procure's
+own model costs after a run end to end is printed beside it. Each ratio is the median of the
+per-repeat ratios with its min–max; each method's scaling
 exponent is the slope of log time against log size. Goals (see :data:`GOALS`): at 100,000
 sources procure end to end under 10 s and within 8× the independent dual (CSV read included);
 at 10,000 within 4×. Then the integer case: 1,000 sources of which a tenth have S-shaped hill
@@ -70,7 +74,7 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression
 from scipy import optimize
-from timing import interleaved, machine, ratio
+from timing import freeing, interleaved, machine, ratio
 
 from procure import Ledger, from_ledger
 from procure.ledger import read_sources
@@ -522,13 +526,15 @@ def main() -> None:
                 methods["raw highspy, adaptive"] = _keep(out, "raw", highspy_adaptive, problem)
             if cvxpy_solve(from_ledger(random_ledger(20, seed=1), budget=4_000.0)) is not None:
                 methods["cvxpy + Clarabel"] = _keep(out, "cvxpy", cvxpy_solve, problem)
-            t = interleaved(methods, args.repeat)
+            t = interleaved(methods, args.repeat, collect=True)
+            freed = freeing(methods["procure end to end"])
         plan = out["procure"]
         print(f"{n:,} sources")
         print(f"  procure: value {plan.value:,.6f}, bound {plan.value_upper_bound:,.6f}, "  # type: ignore[attr-defined]
               f"gap {plan.gap:.1e}, {plan.rounds} round(s), {plan.cuts:,} cuts")  # type: ignore[attr-defined]  # fmt: skip
         print(f"  dual bound {out['dual']:,.6f}; cvxpy {out.get('cvxpy', math.nan):,.6f}")
         print("  " + agreement(out["independent"], plan.value, out["dual"]))  # type: ignore[arg-type, attr-defined]
+        print(f"  freeing procure's model after a run end to end (not in its time): {freed:.3f} s")
         for name, times in t.items():
             medians.setdefault(name, []).append(statistics.median(times))
             print(f"  {name}: median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})")

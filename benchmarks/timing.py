@@ -7,6 +7,7 @@ and range of those ratios are printed.
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import statistics
@@ -34,16 +35,39 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, " + ", ".join(versions)
 
 
-def interleaved(methods: dict[str, Callable[[], object]], repeats: int) -> dict[str, list[float]]:
-    """Seconds of each method in each repeat; the order alternates between repeats."""
+def interleaved(
+    methods: dict[str, Callable[[], object]], repeats: int, *, collect: bool = False
+) -> dict[str, list[float]]:
+    """Seconds of each method in each repeat; the order alternates between repeats.
+
+    ``collect``: a full collection of Python's collector runs before each method, outside its
+    seconds, so that no method pays for freeing the cyclic garbage another left (a dropped
+    Pyomo model is millions of objects in cycles); what freeing its own costs is then not in
+    any method's seconds (:func:`freeing` measures it).
+    """
     times: dict[str, list[float]] = {name: [] for name in methods}
     names = list(methods)
     for r in range(repeats):
         for name in names if r % 2 == 0 else reversed(names):
+            if collect:
+                gc.collect()
             t0 = time.perf_counter()
             methods[name]()
             times[name].append(time.perf_counter() - t0)
     return times
+
+
+def freeing(method: Callable[[], object]) -> float:
+    """Seconds a full collection of Python's collector takes after ``method`` runs, less one on
+    the heap before it: what freeing the cyclic garbage ``method`` leaves costs [s]."""
+    gc.collect()
+    t0 = time.perf_counter()
+    gc.collect()
+    baseline = time.perf_counter() - t0
+    method()
+    t0 = time.perf_counter()
+    gc.collect()
+    return time.perf_counter() - t0 - baseline
 
 
 def ratio(label: str, numerator: list[float], denominator: list[float], goal: str = "") -> str:
