@@ -6,14 +6,14 @@ That bound is implied by the budget row, so where the plan spends the budget on 
 the LP is degenerate: its solver may put the budget's price on the row or on the bound. One
 more dollar moves both (the bound is the budget's), so the value of one more budget dollar is
 
-    λ = |y_budget| + Σ_s |d_s| · (B / c_s) / B = |y_budget| + Σ_s |d_s| / c_s,
+    λ = abs(y_budget) + Σ_s abs(d_s) · (B / c_s) / B = abs(y_budget) + Σ_s abs(d_s) / c_s,
 
 over the budget-bounded columns at their bound, ``y`` the row's dual and ``d_s`` the column's
 reduced cost [value per h]: the same at either end of the degenerate dual range.
 
 A capacity bounds a source's hours in the same way, ``x_s ≤ (C − u·h0) / u_s`` where nothing
 bounds it tighter, and its shadow price counts that bound's reduced cost as λ counts the
-budget's: each bound is ``rhs / coefficient`` of its row, so it adds ``|d_s| · bound / rhs``.
+budget's: each bound is ``rhs / coefficient`` of its row, so it adds ``abs(d_s) · bound / rhs``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def bound_dual(col_dual: np.ndarray, col_value: np.ndarray, col_upper: np.ndarra
     Returns
     -------
     float
-        Σ |reduced cost| · bound / rhs over the columns at their bound; 0 where none is, or
+        Σ abs(reduced cost) · bound / rhs over the columns at their bound; 0 where none is, or
         where the right-hand side is not > 0.
     """
     if len(cols) == 0 or not rhs > 0:

@@ -35,6 +35,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from ..curves import smallest_tangent_hours
 from ..errors import invalid
 from . import infra_rows, scenario_rows
 from .bounds import CurveArrays, curve_arrays, source_arrays
@@ -167,6 +168,41 @@ def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarra
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
 
 
+def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequence[Any], n: int) -> None:
+    """``lot_value`` and ``buy_value``: what a concave curve read at a source's hours bought in
+    whole lots or on/off can be credited, on the integers themselves, where its first tangent
+    point lies right of the hours held (:func:`procure.curves.smallest_tangent_hours`).
+
+    With f(x) = v(a (h0 + x)) concave and nondecreasing in the hours x, whole lots give
+    f(n L) ≤ f(0) + n (f(L) − f(0)) (the increments over consecutive lots do not grow), and
+    x ≤ ub · buy gives f(x) ≤ f(0) + buy (f(ub) − f(0)). Both hold at every integer point, so
+    the model stays an upper bound; at n = 0 or buy = 0 they credit exactly f(0), which the
+    tangent cuts cannot where a curve is vertical at 0 (a hill curve with s < 1 and no hours
+    held: its first tangent, a little right of 0, still credits its intercept at 0).
+    """
+    # where the first tangent sits right of the hours held: a curve the cuts cannot close at 0
+    short = c.rate * c.held < np.asarray(smallest_tangent_hours(c.curve, c.k), dtype=float)
+    own = [j for j in range(len(c.rate)) if c.concave[j] and short[j] and arguments[j] is m.x[j % n]]
+    _e, at_zero = c.value_of(np.zeros(len(c.rate)))
+    lots = [j for j in own if (j % n) in m.L]
+    _e, at_lot = c.value_of(np.array([float(c.lots[j]) if c.lots[j] > 0 else 0.0 for j in range(len(c.rate))]))
+    bought = [j for j in own if (j % n) in m.B and math.isfinite(c.upper[j])]
+    _e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))
+
+    def lot_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """Curve j in whole lots: z_j ≤ f(0) + n_s (f(L) − f(0))."""
+        return _m.z[j] - float(at_lot[j] - at_zero[j]) * _m.lots[j % n] <= float(at_zero[j])
+
+    def buy_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """Curve j bought on/off: z_j ≤ f(0) + buy_s (f(ub) − f(0))."""
+        return _m.z[j] - float(at_top[j] - at_zero[j]) * _m.buy[j % n] <= float(at_zero[j])
+
+    m.Jl = pyo.Set(initialize=lots, ordered=True)
+    m.lot_value = pyo.Constraint(m.Jl, rule=lot_value_rule)
+    m.Jb = pyo.Set(initialize=bought, ordered=True)
+    m.buy_value = pyo.Constraint(m.Jb, rule=buy_value_rule)
+
+
 def _set_upper(var: Any, upper: np.ndarray) -> None:
     """Give each variable of ``var`` (built with the bounds (0, None)) its upper bound
     ``upper[index]`` [h], none where that is infinite."""
@@ -191,7 +227,9 @@ def build(
     ``cost[s]``, ``later[ω, s]`` (with recourse) and ``budget`` (mutable parameters);
     ``budget_row[k]`` (one, or one per scenario with recourse), ``capacity[r, k]``,
     ``mix[g, ω]``; ``eta``, ``tail[ω]``, ``tail_row[ω]`` (CVaR); ``buy``/``lots`` and their
-    rows (integer terms); ``cuts[r].rows`` (the tangent cuts, a block a round); ``hill``
+    rows (integer terms), ``lot_value[j]`` and ``buy_value[j]`` over ``Jl`` and ``Jb`` (a curve
+    vertical at 0 bounded on them, :func:`add_integer_value_rows`); ``cuts[r].rows`` (the
+    tangent cuts, a block a round); ``hill``
     (piecewise forms of S-shaped curves); ``objective``.
 
     Over periods (a :class:`procure.program.periods.PeriodProblem`), ``K`` are the periods'
@@ -286,6 +324,7 @@ def build(
         scenario_rows.budget_rows(m, sp, problem, arguments)
         capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments)
         scenario_rows.mix_rows(m, sp, problem, a, arguments)
+    add_integer_value_rows(m, c, arguments, n)
     _objective(m, sp)
 
     built = BuiltModel(

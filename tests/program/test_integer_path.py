@@ -203,3 +203,35 @@ def test_a_shadow_price_counts_the_bound_its_capacity_gives(count):
     price = solve_problem(base).shadow_prices["accelerator_hours"]
     assert right > 0.5
     assert right * (1 - 1e-3) <= price <= left * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_curve_vertical_at_zero_in_whole_lots_or_on_off_certifies(seed):
+    """A concave hill curve with s < 1 and no hours held is vertical at 0: its first tangent, a
+    little right of 0, still credits its intercept where the plan buys none of it, which no cut
+    closes. In whole lots or on/off the program bounds it on the integers themselves
+    (``lot_value``, ``buy_value``), so a small budget certifies and matches the oracle."""
+    rng = np.random.default_rng(700 + seed)
+    ledger = random_s_curve_ledger(int(rng.integers(0, 2**31)))
+    rows = ledger.sources.copy()
+    rows.loc[0, ["curve", "curve_shape", "held_hours"]] = ["hill", float(rng.uniform(0.3, 0.7)), 0.0]
+    rows.loc[0, "saturation_hours"] = float(rng.uniform(400, 1_000))
+    rows.loc[0, ["lot_hours", "min_order_hours", "fixed_fee_usd"]] = (
+        [20.0, 0.0, 0.0] if seed % 2 == 0 else [0.0, 20.0, 0.0]
+    )
+    budget = 1_000.0
+    rows.loc[1, ["lot_hours", "min_order_hours", "fixed_fee_usd"]] = [0.0, 0.0, 0.0]  # one bought as it comes
+    # its least purchase costs more than the budget: the plan buys none of it
+    rows.loc[0, "price_usd_per_hour"] = 80.0
+    if seed % 2:
+        rows.loc[0, "fixed_fee_usd"] = 1_500.0
+    problem = from_ledger(Ledger(rows, ledger.cluster, ledger.path), budget=budget)
+    program = Program(problem, tolerance=TOLERANCE)
+    plan = program.solve()
+    assert len(program.model.lot_value) + len(program.model.buy_value) >= 1
+    src = Sources.of(problem)
+    want, _ = best_value(src, budget)
+    assert plan.sources["hours"].iloc[0] == 0.0
+    assert plan.gap <= TOLERANCE
+    assert plan.value >= want * (1 - TOLERANCE)
+    assert plan.value_upper_bound >= want * (1 - 1e-9)
