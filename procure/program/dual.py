@@ -195,7 +195,9 @@ class _Dual(KinkSteps):
         return np.asarray(value.derivative(a.rate * a.held, a.curve, a.k, a.shape), dtype=float) * a.rate
 
     def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
+        """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices, or where
+        the multipliers are so large that the prices times the hours overflow (g grows without
+        bound there: an infeasible row drives its multiplier up)."""
         self.evaluations += 1
         c = self.rows.A.T @ mu
         x, slope = self._hours_at(c, True)
@@ -205,7 +207,9 @@ class _Dual(KinkSteps):
         total = float(np.sum(a.rate[self.all_or_nothing] * (a.held[self.all_or_nothing] + x[self.all_or_nothing])))
         for entry, idx, rate, held, k, shape, _room in self._parts:
             total += float(np.sum(entry.value(rate * (held + x[idx]), k, shape)))
-        return total - float(c @ x) + float(mu @ self.rows.b), x, slope
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = total - float(c @ x) + float(mu @ self.rows.b)
+        return (g if math.isfinite(g) else math.inf), x, slope
 
 
 def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:

@@ -178,6 +178,12 @@ def test_infeasible_mix_names_the_budget(capsys):
 
 
 def test_infeasible_mix_names_the_hours_held(capsys):
-    assert main(["solve", "--budget", "20000", "--max-share", "own=0"]) == 2
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["solve", "--budget", "20000", "--max-share", "own=0"]) == 2
+    assert [str(w.message) for w in caught] == []  # one line, no numpy warning before it
     err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
     assert "infeasible: the mix bounds cannot be met with the hours held and available: own is at least" in err
