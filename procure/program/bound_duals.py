@@ -18,7 +18,12 @@ budget's: each bound is ``rhs / coefficient`` of its row, so it adds ``abs(d_s) 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from .model import BuiltModel
 
 #: Relative distance from its bound within which a column counts as at it [1]: ten times
 #: HiGHS's primal feasibility tolerance, relative to the bound.
@@ -99,3 +104,57 @@ def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x:
         if mine.any() and b[r] > 0:
             out[r] += float(np.sum(reduced[mine] * box[mine]) / b[r])
     return out
+
+
+def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray, on_off: np.ndarray,
+                      columns: tuple[np.ndarray, np.ndarray, np.ndarray], row_dual: np.ndarray,
+                      col_dual: np.ndarray, x: np.ndarray) -> tuple[float, list[float]]:  # fmt: skip
+    """What the bounds derived from the budget and from each capacity with a row carry, of one
+    LP solution of ``built`` as handed to HiGHS: the λ to add, and per capacity of
+    ``built.capacity_names`` the shadow price to add [value per unit] (see the module).
+
+    Parameters
+    ----------
+    built : BuiltModel
+        The model: its bounds (``sources``, ``arrays``), ``bounds_budget`` and problem.
+    x_cols, w_cols : numpy.ndarray
+        The matrix column of each source's hours bought now, and of each curve's hours (−1: none).
+    on_off : numpy.ndarray
+        Per source, the matrix row of its x ≤ ub · buy (−1: none), which bounds it as its column does.
+    columns : tuple of numpy.ndarray
+        Every column's lower and upper bound and value, as HiGHS has them.
+    row_dual, col_dual : numpy.ndarray
+        The solution's row duals and reduced costs.
+    x : numpy.ndarray
+        The hours bought now of each source [h].
+    """
+    lower, upper, value = columns
+
+    def free(col: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """Where a column still has the bound the model gave it and is not fixed (fixed hours
+        are no limit's bound)."""
+        c = np.maximum(col, 0)
+        return (col >= 0) & (upper[c] == bound) & (lower[c] < upper[c])
+
+    free_x, free_w = free(x_cols, built.sources.upper), free(w_cols, built.arrays.upper)
+
+    def carried(xs: np.ndarray, ws: np.ndarray, rhs: float) -> float:
+        xs, ws = xs & free_x, ws & free_w
+        both = np.concatenate([x_cols[xs], w_cols[ws]])
+        through = bound_dual(col_dual, value, upper, np.unique(both[both >= 0]), rhs)
+        i = np.flatnonzero(xs & (on_off >= 0))
+        if len(i):
+            through += bound_dual(row_dual[on_off[i]], x[i], built.sources.upper[i], np.arange(len(i)), rhs)
+        return through
+
+    a, c = built.sources, built.arrays
+    lam = carried(a.budget_bounded, c.budget_bounded, built.bounds_budget)
+    p, count = built.formulation.base, len(c.upper) // max(len(a.upper), 1)
+    capacity = []
+    for name in built.capacity_names:
+        use = p.usage(name)
+        rhs = float(p.capacity[name] - use @ p.held)
+        xs = bounded_by(a.upper, use, rhs) & ~a.budget_bounded
+        ws = bounded_by(c.upper, np.tile(use, count), rhs) & ~c.budget_bounded
+        capacity.append(carried(xs, ws, rhs))
+    return lam, capacity

@@ -37,7 +37,7 @@ import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
 
 from ..errors import Reason, SolveError
-from .bound_duals import bound_dual, bounded_by
+from .bound_duals import carried_by_bounds
 from .model import BuiltModel
 from .model_rows import LiveNumbers, column_bounds, linear_terms, rows_of, terms
 
@@ -352,8 +352,8 @@ class HighsModel:
         return self._duals(solution)[0]
 
     def _duals(self, solution: Solution) -> tuple[np.ndarray, np.ndarray]:
-        """Duals of every row and reduced costs of every column at ``solution``, and the columns'
-        upper bounds; with integers, from the LP with them fixed."""
+        """Duals of every row and reduced costs of every column at ``solution``; with integers,
+        from the LP with them fixed."""
         if not self.integer.any():
             sol = self.h.getSolution()
             return np.asarray(sol.row_dual, dtype=float), np.asarray(sol.col_dual, dtype=float)
@@ -386,38 +386,13 @@ class HighsModel:
         def at(ks: list[int]) -> float:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
-        b = self.built
+        m = self.built.model
+        on_off = np.full(len(self.x_cols), -1, dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
+        for i in m.B:
+            on_off[i] = self.row_of.get(id(m.buy_upper[i]), -1)
         lp = self.h.getLp()
-        lower, upper = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
-
-        def free(col: np.ndarray, bound: np.ndarray) -> np.ndarray:
-            """Where a column still has the bound the model gave it and is not fixed (fixed
-            hours are no limit's bound)."""
-            c = np.maximum(col, 0)
-            return (col >= 0) & (upper[c] == bound) & (lower[c] < upper[c])
-
-        free_x, free_w = free(self.x_cols, b.sources.upper), free(self.w_cols, b.arrays.upper)
-        m = b.model
-        on_off = np.array(list(m.B), dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
-        on_off_rows = np.array([self.row_of.get(id(m.buy_upper[i]), -1) for i in on_off.tolist()], dtype=np.int64)
-
-        def carried(xs: np.ndarray, ws: np.ndarray, rhs: float) -> float:
-            xs, ws = xs & free_x, ws & free_w
-            both = np.concatenate([self.x_cols[xs], self.w_cols[ws]])
-            through = bound_dual(cols, solution.columns, upper, np.unique(both[both >= 0]), rhs)
-            q = np.flatnonzero(xs[on_off] & (on_off_rows >= 0))
-            if len(q):
-                i = on_off[q]
-                through += bound_dual(rows[on_off_rows[q]], solution.x[i], b.sources.upper[i], np.arange(len(q)), rhs)
-            return through
-
-        lam = at(self.budget_rows) + carried(b.sources.budget_bounded, b.arrays.budget_bounded, b.bounds_budget)
-        p, count = b.formulation.base, len(b.arrays.upper) // max(len(b.sources.upper), 1)
-        capacity = []
-        for name, ks in zip(b.capacity_names, self.capacity_rows, strict=True):
-            use = p.usage(name)
-            rhs = float(p.capacity[name] - use @ p.held)
-            xs = bounded_by(b.sources.upper, use, rhs) & ~b.sources.budget_bounded
-            ws = bounded_by(b.arrays.upper, np.tile(use, count), rhs) & ~b.arrays.budget_bounded
-            capacity.append(at(ks) + carried(xs, ws, rhs))
+        columns = (np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float), solution.columns)
+        lam, capacity = carried_by_bounds(self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, solution.x)
+        lam += at(self.budget_rows)
+        capacity = [at(ks) + c for ks, c in zip(self.capacity_rows, capacity, strict=True)]
         return lam, capacity, [at(k) for k in self.mix_rows]

@@ -185,7 +185,7 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     own = [j for j in range(len(c.rate)) if c.concave[j] and short[j] and arguments[j] is m.x[j % n]]
     _e, at_zero = c.value_of(np.zeros(len(c.rate)))
     lots = [j for j in own if (j % n) in m.L]
-    _e, at_lot = c.value_of(np.array([float(c.lots[j]) if c.lots[j] > 0 else 0.0 for j in range(len(c.rate))]))
+    _e, at_lot = c.value_of(np.where(c.lots > 0, c.lots, 0.0))
     bought = [j for j in own if (j % n) in m.B and math.isfinite(c.upper[j])]
     _e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))
 

@@ -24,6 +24,7 @@ from ..ledger.variants import check_byte_price_x
 from ..pipeline import bill
 from ..spec import check
 from . import value
+from .question import PRICE_COLUMNS, checked_question, checked_shares
 
 
 class Mode(StrEnum):
@@ -96,7 +97,8 @@ class Problem:
     max_share: dict[str, float] = field(default_factory=dict)
     _columns: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: Shared by the problems that differ from one another in prices and bills only
-    #: (:data:`PRICE_COLUMNS`), so that :func:`other_numbers` need not compare them.
+    #: (:data:`procure.program.question.PRICE_COLUMNS`), so that
+    #: :func:`procure.program.question.other_numbers` need not compare them.
     _numbers: object = field(default_factory=object, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, object]:
@@ -146,7 +148,7 @@ class Problem:
         ``max_share`` or ``capacity`` replaced (the columns read so far kept, being the same)."""
         if "sources" in question:
             raise invalid("question", "sources", "must leave the sources alone (see with_byte_price_x, with_cost)")
-        out = replace(self, **_checked_question(self.sources, question))  # type: ignore[arg-type]
+        out = replace(self, **checked_question(self.sources, question, CAPACITIES))  # type: ignore[arg-type]
         out._columns.update(self._columns)
         if "capacity" not in question:
             object.__setattr__(out, "_numbers", self._numbers)
@@ -261,27 +263,6 @@ class Problem:
         return self._with_columns({"price_usd_per_hour": price, "transport_share": share})
 
 
-#: The columns a repriced problem may change (:meth:`procure.program.solve.Program.reprice`):
-#: the purchase price and the transport bill with its terms and share.
-PRICE_COLUMNS = ("price_usd_per_hour", "transport_usd_per_hour", "bytes_usd_per_hour", "idle_usd_per_hour",
-                 "cores_usd_per_hour", "transport_share")  # fmt: skip
-
-
-def other_numbers(old: Problem, new: Problem) -> str:
-    """What ``new`` changes of ``old`` besides prices and bills (:data:`PRICE_COLUMNS`): the
-    names of the changed columns, or "capacities"; empty where nothing else changed."""
-    if new._numbers is old._numbers:  # one made from the other by asking, repricing or both
-        return ""
-    a = old.sources.drop(columns=list(PRICE_COLUMNS), errors="ignore")
-    b = new.sources.drop(columns=list(PRICE_COLUMNS), errors="ignore")
-    if list(a.columns) != list(b.columns):
-        return "columns"
-    changed = [c for c in a.columns if not a[c].reset_index(drop=True).equals(b[c].reset_index(drop=True))]
-    if changed:
-        return "numbers in " + ", ".join(changed)
-    return "" if old.capacity == new.capacity else "capacities"
-
-
 def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:
     out = sources.copy()
     for name, hours in held.items():
@@ -387,53 +368,4 @@ def from_ledger(
     target = check_target(target) if target is not None else None
     priced = price_ledger(ledger, cluster=cluster, held=held)
     s = priced.sources
-    return replace(priced, budget=budget, target=target, max_share=_checked_shares(s, max_share or {}))
-
-
-def _checked_shares(sources: pd.DataFrame, max_share: Mapping[str, float]) -> dict[str, float]:
-    """Mix bounds by source name or kind, each naming some source and in ``OPTION_FIELDS["max_share"]``'s range."""
-    shares = dict(max_share)
-    for key, share in shares.items():
-        if not matches(sources, key).any():
-            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(sources['source'])}")
-        shares[key] = check(OPTION_FIELDS["max_share"], share, f"max_share {key}")
-    return shares
-
-
-#: What :meth:`Problem.asking` may replace.
-QUESTION = ("budget", "target", "max_share", "capacity")
-
-
-def _checked_question(sources: pd.DataFrame, question: Mapping[str, object]) -> dict[str, object]:
-    """A question for :meth:`Problem.asking`, each part checked as :func:`from_ledger` checks it:
-    a budget and a target in their options' ranges (or None), mix bounds naming sources, and
-    capacities by their names, each a number ≥ 0 (inf = unlimited)."""
-    out: dict[str, object] = {}
-    for key, given in question.items():
-        if key not in QUESTION:
-            raise invalid("question", key, f"must be one of {', '.join(QUESTION)}")
-        if key == "budget" and given is not None:
-            given = check_budget(given)  # type: ignore[arg-type]
-        elif key == "target" and given is not None:
-            given = check_target(given)  # type: ignore[arg-type]
-        elif key == "max_share":
-            given = _checked_shares(sources, given)  # type: ignore[arg-type]
-        elif key == "capacity":
-            given = _checked_capacity(given)
-        out[key] = given
-    return out
-
-
-def _checked_capacity(capacity: object) -> dict[str, float]:
-    """Capacities by name (those of :data:`CAPACITIES`), each a number ≥ 0 [its unit] or inf."""
-    if not isinstance(capacity, Mapping):
-        raise invalid("capacity", capacity, f"must map {', '.join(CAPACITIES)} to limits")
-    out = {}
-    for name, limit in capacity.items():
-        if name not in CAPACITIES:
-            raise invalid("capacity", name, f"must be one of {', '.join(CAPACITIES)}")
-        ok = isinstance(limit, int | float | np.floating | np.integer) and not isinstance(limit, bool)
-        if not ok or not float(limit) >= 0:
-            raise invalid(f"capacity {name}", limit, "must be a number ≥ 0 (inf = unlimited)")
-        out[str(name)] = float(limit)
-    return out
+    return replace(priced, budget=budget, target=target, max_share=checked_shares(s, max_share or {}))

@@ -45,7 +45,8 @@ from .model import BuiltModel, Formulation, build
 from .periods import PeriodProblem, single_period
 from .plan import Plan
 from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
-from .problem import Mode, Problem, check_budget, other_numbers
+from .problem import Mode, Problem, check_budget
+from .question import other_numbers
 from .readout import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
 from .refine import refine
 from .scenarios import ScenarioProblem, one_scenario
@@ -209,7 +210,7 @@ class Program:
         ------
         InputError
             ``problem`` has other sources than the program's, other numbers than their prices
-            and bills (:data:`procure.program.problem.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
+            and bills (:data:`procure.program.question.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
             program is over periods (one period included: its prices and bills are the periods
             file's, which its read-out keeps).
         """
