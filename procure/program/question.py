@@ -9,7 +9,7 @@ numbers a repricing may change (no solver here).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,19 @@ from ..ledger import matches
 from ..ledger.schema import OPTION_FIELDS
 from ..spec import check
 
-if TYPE_CHECKING:
-    from .problem import Problem
+
+class Priced(Protocol):
+    """What :func:`other_numbers` reads of a problem (:class:`procure.program.problem.Problem`)."""
+
+    @property
+    def sources(self) -> pd.DataFrame: ...
+
+    @property
+    def capacity(self) -> dict[str, float]: ...
+
+    @property
+    def _numbers(self) -> object: ...
+
 
 #: The columns a repriced problem may change (:meth:`procure.program.solve.Program.reprice`):
 #: the purchase price and the transport bill with its terms and share.
@@ -31,7 +42,7 @@ PRICE_COLUMNS = ("price_usd_per_hour", "transport_usd_per_hour", "bytes_usd_per_
 QUESTION = ("budget", "target", "max_share", "capacity")
 
 
-def other_numbers(old: Problem, new: Problem) -> str:
+def other_numbers(old: Priced, new: Priced) -> str:
     """What ``new`` changes of ``old`` besides prices and bills (:data:`PRICE_COLUMNS`): the
     names of the changed columns, or "capacities"; empty where nothing else changed."""
     if new._numbers is old._numbers:  # one made from the other by asking, repricing or both
