@@ -20,6 +20,10 @@ budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side i
   HiGHS, in the fastest form Pyomo 6 offers; any Pyomo model of the n sources holds at least
   this much, so its ratio to the independent dual is the least any run can reach in which a
   Pyomo model is the program solved, whoever writes it;
+* the tangent LP alone (:func:`tangent_lp`): HiGHS on the LP a leaner formulation would hand
+  over, one tangent per source at the dual's hours as the objective coefficient of its hours and
+  no credited value or cut row, built in raw highspy and solved by interior point; with the
+  ledger read and the barest Pyomo model it is the least such a formulation could reach;
 * the dual alone: ``procure.program.dual.solve_dual`` on the problem's arrays, a certificate
   with no LP (the structure's limit: a few dozen evaluations of closed forms);
 * an independent dual certificate (:func:`independent_dual`), what a capable user would write
@@ -103,6 +107,8 @@ READ_AND_PRICE = "ledger read and priced alone"
 BAREST = "barest Pyomo model"
 #: The files the independent dual reads: priced sources and capacities.
 PRICED, CAPACITIES_FILE = "priced.csv", "capacities.csv"
+#: HiGHS on the LP of one tangent per source at the dual's hours, alone (see :func:`tangent_lp`).
+TANGENT_LP = "tangent LP alone (raw highspy, interior point)"
 #: The independent dual's name among the methods.
 INDEPENDENT = "independent dual"
 #: Agreement allowed between the independent dual's bounds and procure's value [1].
@@ -124,14 +130,40 @@ def _base_lp(problem, st):
     h.addVars(n, np.zeros(n), upper)
     h.addVars(n, np.full(n, -inf), np.full(n, inf))
     h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.full(n, -1.0))  # maximise Σ z
-    idx = np.arange(n, dtype=np.int32)
-    h.addRow(-inf, float(problem.budget), n, idx, problem.cost.astype(float))
+    _coupling(h, problem, st)
+    return h
+
+
+def _coupling(h, problem, st) -> None:
+    """The budget and finite capacity rows over the columns x (0..n-1)."""
+    n, inf = problem.n, highspy.kHighsInf
+    h.addRow(-inf, float(problem.budget), n, np.arange(n, dtype=np.int32), problem.cost.astype(float))
     for name, limit in problem.capacity.items():
         use = problem.usage(name)
         if np.isfinite(limit) and (use > 0).any():
             nz = np.flatnonzero(use).astype(np.int32)
             h.addRow(-inf, float(limit - use @ st.held), len(nz), nz, use[nz])
-    return h
+
+
+def tangent_lp(problem, hours: np.ndarray) -> float:
+    """The LP a leaner formulation would give HiGHS, alone: no credited value and no cut row,
+    each source's tangent at ``hours`` (the dual's, found beforehand) as the objective
+    coefficient of its hours, the budget and capacity rows; solved by interior point without
+    crossover (its bound is what would certify). Every source strictly inside its box has the
+    same reduced cost 0 there, so the LP is degenerate and the plan is no vertex of it (in
+    procure's program each source's cut row makes it one). Returns the bound."""
+    st = source_arrays(problem)
+    n, inf = problem.n, highspy.kHighsInf
+    slope, intercept = value.tangent(st.rate * (st.held + hours), st.curve, st.k, st.shape)
+    coef = np.asarray(slope, dtype=float) * st.rate
+    h = _highs()
+    h.addVars(n, np.zeros(n), np.where(np.isfinite(st.upper), st.upper, inf))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), -coef)  # maximise Σ slope · a · x
+    _coupling(h, problem, st)
+    h.setOptionValue("solver", "ipm")
+    h.setOptionValue("run_crossover", "off")
+    h.run()
+    return -float(h.getInfo().objective_function_value) + float(np.sum(intercept + coef * st.held))
 
 
 def _add_cuts(h, st, n, sources, points) -> int:
@@ -499,6 +531,7 @@ def main() -> None:
     for n in args.sizes:
         ledger = random_ledger(n, seed=1, curves=CURVES)
         problem = from_ledger(ledger, budget=200.0 * n)
+        hours = solve_dual(source_arrays(problem), coupling_rows(problem, 200.0 * n, capacity_rows_of(problem))).x
         out: dict[str, object] = {}
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "sources.csv"
@@ -518,6 +551,7 @@ def main() -> None:
                 BUILD_ALONE: _drop(lambda p: Program(p, tolerance=TOLERANCE), problem),
                 BAREST: _drop(barest_pyomo, problem),
                 "dual alone": _keep(out, "dual", dual_alone, problem),
+                TANGENT_LP: _keep(out, "tangent", lambda p, x=hours: tangent_lp(p, x), problem),
                 INDEPENDENT: _keep(
                     out, "independent", lambda p, tmp=tmp, n=n: independent_dual(Path(tmp), 200.0 * n), problem
                 ),
@@ -532,7 +566,8 @@ def main() -> None:
         print(f"{n:,} sources")
         print(f"  procure: value {plan.value:,.6f}, bound {plan.value_upper_bound:,.6f}, "  # type: ignore[attr-defined]
               f"gap {plan.gap:.1e}, {plan.rounds} round(s), {plan.cuts:,} cuts")  # type: ignore[attr-defined]  # fmt: skip
-        print(f"  dual bound {out['dual']:,.6f}; cvxpy {out.get('cvxpy', math.nan):,.6f}")
+        print(f"  dual bound {out['dual']:,.6f}; tangent LP's bound {out['tangent']:,.6f}; "
+              f"cvxpy {out.get('cvxpy', math.nan):,.6f}")  # fmt: skip
         print("  " + agreement(out["independent"], plan.value, out["dual"]))  # type: ignore[arg-type, attr-defined]
         print(f"  freeing procure's model after a run end to end (not in its time): {freed:.3f} s")
         for name, times in t.items():
@@ -549,6 +584,9 @@ def main() -> None:
         print(f"  {priced}: what reading the user's ledger, not a priced file, costs before any program")
         barest = ratio(f"{BAREST} / {INDEPENDENT}", t[BAREST], t[INDEPENDENT])
         print(f"  {barest}: the least any run can reach that builds a Pyomo model of the sources")
+        lean = ratio(f"{TANGENT_LP} / {INDEPENDENT}", t[TANGENT_LP], t[INDEPENDENT])
+        print(f"  {lean}: with the row of the ledger read and the barest model, the least a formulation "
+              "with no credited value or cut row could reach")  # fmt: skip
         for other in ("cvxpy + Clarabel", "raw highspy, adaptive"):
             if other in t:
                 print("  " + ratio(f"procure end to end / {other}", t["procure end to end"], t[other]))

@@ -39,7 +39,7 @@ from pyomo.common.tee import capture_output
 from ..errors import Reason, SolveError
 from .bound_duals import carried_by_bounds
 from .model import BuiltModel
-from .model_rows import LiveNumbers, column_bounds, linear_terms, rows_of, terms
+from .model_rows import LiveNumbers, column_bounds, column_indices, linear_terms, rows_of, terms
 
 #: Environment variable that shows the solver's own output (and tracebacks).
 SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
@@ -148,14 +148,14 @@ class HighsModel:
         self.built = built
         columns = list(m.component_data_objects(pyo.Var, active=True, descend_into=True))
         col_of = {id(v): j for j, v in enumerate(columns)}
-        self.x_cols = np.array([col_of.get(id(m.x[i]), -1) for i in m.S], dtype=np.int64)
+        self.x_cols = column_indices(m.x.values(), col_of, len(m.x))
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
-        self.w_cols = np.array([col_of.get(id(v), -1) for v in built.arguments], dtype=np.int64)
-        self.z_cols = np.array([col_of.get(id(v), -1) for v in m.z.values()], dtype=np.int64)
+        self.w_cols = column_indices(built.arguments, col_of, len(built.arguments))
+        self.z_cols = column_indices(m.z.values(), col_of, len(m.z))
         #: The columns of the variables of a period or infrastructure axis, by name (``y``, ``q``,
         #: ``rented``, ``core``, ``keep``), in their index order.
         self.axis_cols = {
-            name: np.array([col_of.get(id(v), -1) for v in getattr(m, name).values()], dtype=np.int64)
+            name: column_indices(getattr(m, name).values(), col_of, len(getattr(m, name)))
             for name in ("y", "q", "rented", "core", "keep")
             if hasattr(m, name)
         }

@@ -9,7 +9,7 @@ parameters is kept as that expression, so the hand-over can re-read it when they
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -66,6 +66,12 @@ _VALUE = attrgetter("value")
 def columns_of(variables: Sequence[Any], col_of: dict[int, int]) -> np.ndarray:
     """The matrix column of each variable."""
     return np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
+
+
+def column_indices(variables: Iterable[Any], col_of: dict[int, int], count: int) -> np.ndarray:
+    """The matrix column of each of ``count`` variables, −1 where one is not a column."""
+    get = col_of.get
+    return np.fromiter((get(id(v), -1) for v in variables), dtype=np.int64, count=count)
 
 
 def terms(
