@@ -18,6 +18,12 @@ from . import value
 from .problem import CAPACITIES, HELD_FIT_MARGIN, Mode, Problem
 from .scenarios import ScenarioProblem
 
+#: Most whole lots a source's hours may span [lots]: up to 1e9 a double tells consecutive
+#: integers apart to 1.2e-7, a tenth of HiGHS's integrality tolerance (1e-6); beyond it
+#: (1.7e10 lots of 1e-6 h, say) HiGHS cannot tell whole lots from fractions, and its bound is
+#: no bound.
+MOST_LOTS = 1e9
+
 
 @dataclass(frozen=True)
 class CurveArrays:
@@ -201,3 +207,25 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
         binary=tile(a.binary),
         lots=tile(a.lots),
     )
+
+
+def check_lots(problem: Problem, a: CurveArrays) -> None:
+    """Refuse a source whose hours could span more than :data:`MOST_LOTS` whole lots.
+
+    Raises
+    ------
+    SolveError
+        Naming the source, its lot, the hours it could take and what to give instead.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        count = np.where(a.lots > 0, a.upper / np.where(a.lots > 0, a.lots, 1.0), 0.0)
+    wide = np.flatnonzero(count > MOST_LOTS)
+    if len(wide):
+        i = int(wide[0])
+        name = problem.sources["source"].iloc[i]
+        raise SolveError(
+            f"{name!r} could take {count[i]:.3g} whole lots of lot_hours = {a.lots[i]:g} h ({a.upper[i]:.4g} h: what "
+            f"its availability, the capacities and the budget allow), more than the {MOST_LOTS:.0e} whole lots a "
+            "solver tells apart: give it a larger lot_hours, an available_hours, or lot_hours 0 (any hours)",
+            Reason.INVALID,
+        )

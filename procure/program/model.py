@@ -38,7 +38,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ..curves import smallest_tangent_hours
 from ..errors import invalid
 from . import infra_rows, scenario_rows
-from .bounds import CurveArrays, curve_arrays, source_arrays
+from .bounds import CurveArrays, check_lots, curve_arrays, source_arrays
 from .dual import eligible
 from .expected import qualifies
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
@@ -293,6 +293,7 @@ def build(
     m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=0.0)
     m.cost.store_values(dict(enumerate(problem.cost.tolist())), check=False)
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
+    check_lots(problem, a)
     add_integer_terms(m, a, problem.column("min_order_hours"))
 
     # Where a curve's hours are not x itself: every curve with recourse or over periods; the
