@@ -175,7 +175,7 @@ def check_sides(path: Path | None, input_side: float, patch: float, names: tuple
         )
 
 
-def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
+def load_model_card(name: str, directory: Path | None = None, *, field: str = "model", where: str = "") -> ModelCard:
     """Read the model card ``models/NAME.toml`` (params, input_side, patch, source).
 
     ``name`` is a card's name (:data:`CARD_NAME`), never a path: only files of ``directory``
@@ -188,10 +188,13 @@ def load_model_card(name: str, directory: Path | None = None) -> ModelCard:
         number, or an input side below its patch.
     """
     d = directory or models_dir()
-    check_card_name(name)
+    check_card_name(name, field, where)
     path = d / f"{name}.toml"
     if name == Path(ACCELERATOR_FILE).stem or not path.is_file():
-        raise LedgerError(f"model = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})")
+        prefix = f"{where}: " if where else ""
+        raise LedgerError(
+            f"{prefix}{field} = {name!r} is unknown: model cards are {', '.join(model_names(d))} (in {d})"
+        )
     data = read_toml(path)
     spec = CLUSTER_FIELDS["model"]
     for key in data:

@@ -166,7 +166,7 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
     acc = values["type"]
     if acc not in accelerators:
         raise LedgerError(f"{path}: accelerator.type = {acc!r} is unknown: allowed are {', '.join(accelerators)}")
-    card = load_model_card(values["name"], models)
+    card = load_model_card(values["name"], models, field="model.name", where=str(path))
     input_side, patch = values["input_side"] or card.input_side, values["patch"] or card.patch
     side_name, patch_name = (
         f"model.{k}" if values[k] else f"{k} of card {card.name!r}" for k in ("input_side", "patch")

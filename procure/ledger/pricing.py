@@ -76,9 +76,9 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     if stalled.any():
         name = piped["source"].iloc[int(np.flatnonzero(stalled)[0])]
         raise LedgerError(
-            f"source {name!r}: nothing decodes its video (cores_per_accelerator = {cluster.cores_per_accelerator:g}, "
-            f"NVDEC {'on' if cluster.nvdec else 'off'}), so the accelerator never trains on it: give cores ≥ 1 "
-            "or turn NVDEC on"
+            f"cores_per_accelerator = {cluster.cores_per_accelerator:g} is invalid with NVDEC "
+            f"{'on' if cluster.nvdec else 'off'}: nothing decodes the video of source {name!r}, so the "
+            "accelerator never trains on it: give cores ≥ 1 or turn NVDEC on"
         )
     table = bill.evaluate(piped)
     table["share"] = bill.share_of_price(table["bill_usd"], table["price_usd_per_hour"])

@@ -16,6 +16,11 @@ from ..pipeline.formulas import PIXELS_1080P, READ_MODES, STORED_MODES
 from ..pipeline.queue import MAX_CV
 from ..spec import Range
 
+#: The formats a source may be kept in (the ``formats`` column).
+FORMATS = ("recorded", "model_side", "decoded")
+#: How a ``formats`` cell joins its formats.
+FORMAT_JOIN = "+"
+
 #: The value curves a source may have.
 CURVES = NAMES
 #: Encoded stream rate of the lesson's cameras: 8 Mbit/s at 1920 × 1080 and 30 fps [bit/px].
@@ -99,7 +104,7 @@ SOURCE_COLUMNS: dict[str, Range] = {
             "",
             kind="text",
             blank="as recorded only",
-            doc="formats the program may keep it in, joined by +: recorded, model_side, decoded",
+            doc=f"formats the program may keep it in, joined by {FORMAT_JOIN}: {', '.join(FORMATS)}",
         ),
         Range(
             "split_formats",

@@ -32,6 +32,8 @@ from ..errors import LedgerError
 from ..spec import Checked, Range, bad_message, check_cell, check_series, did_you_mean
 from .csvtext import read_header, read_text, short
 from .schema import (
+    FORMAT_JOIN,
+    FORMATS,
     NUMBER_COLUMNS,
     RANGE_SUFFIXES,
     REQUIRED_SOURCE_COLUMNS,
@@ -134,7 +136,10 @@ def read_csv_text(path: Path, what: str, numbers: Collection[str] = ()) -> pd.Da
                     "na_values": {label: [""] for label, name in pairs if name in numbers},
                 }
         raw = pd.read_csv(path, **options, **CSV_OPTIONS)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except pd.errors.ParserError as exc:
+        _unreadable(path, len(header))
+        raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: cannot be read as CSV: {str(exc).splitlines()[0]}") from None
     if not isinstance(raw.index, pd.RangeIndex):  # every row had cells to spare: pandas made them an index
         _too_many_cells(path, len(header))
@@ -156,6 +161,20 @@ def unknown_source(where: str, source: str, names: Iterable[str]) -> LedgerError
         f"{where}: source = {source!r} is not a source of the ledger{did_you_mean(source, known)}: "
         f"sources are {', '.join(known)}"
     )
+
+
+def _unreadable(path: Path, columns: int) -> None:
+    """Raise for the first record pandas cannot read, where it is one: a quote opened and never
+    closed, or more cells than the header has columns."""
+    for record in read_text(path, "").records()[1:]:
+        if record.body.count('"') % 2:
+            raise LedgerError(
+                f"{path}: line {record.line}: a quote opens a cell that is never closed: a cell that holds a "
+                'comma, a quote or a line break is written in quotes, its own quotes doubled ("")'
+            )
+        cells = record.cells()
+        if len(cells) > columns:
+            _too_many_cells(path, columns)
 
 
 def _too_many_cells(path: Path, columns: int) -> None:
@@ -256,7 +275,29 @@ def _rules(cols: dict[str, Checked], keep: np.ndarray, lines: Callable[[], list[
         rules.append((keep & (curve == entry.name) & shape_given & ~allowed.mask(shape), misshaped))
     for name in UNCERTAIN_COLUMNS:
         rules.extend(_range_rules(name, cols, keep))
+    rules.extend(_format_rules(cols, keep))
     return rules
+
+
+def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
+    """Each name of a ``formats`` cell one of :data:`FORMATS`; a source not stored as video
+    kept as recorded only (nothing to re-encode or decode)."""
+    cells = cols["formats"].values
+    stored = cols["stored"].values
+    names = [[f.strip() for f in str(c).split(FORMAT_JOIN) if f.strip()] if isinstance(c, str) else [] for c in cells]
+    unknown = np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
+    other = np.array([any(f != "recorded" for f in fs) for fs in names], dtype=bool)
+
+    def bad_name(i: int, at: str) -> str:
+        name = next(f for f in names[i] if f not in FORMATS)
+        hint = f" (join formats with {FORMAT_JOIN!r})" if "," in name else did_you_mean(name, FORMATS)
+        return f"{at}: formats = {cells[i]!r} is invalid: {name!r} is no format; allowed are {', '.join(FORMATS)}{hint}"
+
+    def not_video(i: int, at: str) -> str:
+        return (f"{at}: formats = {cells[i]!r} is invalid: its frames are stored {stored[i]}, nothing to re-encode "
+                "or decode: recorded only")  # fmt: skip
+
+    return [(keep & unknown, bad_name), (keep & ~unknown & other & (stored != "video"), not_video)]
 
 
 def _range_rules(name: str, cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:

@@ -34,14 +34,11 @@ import pandas as pd
 
 from ..errors import Reason, SolveError, invalid
 from ..ledger import SOURCE_COLUMNS, Cluster, transport
+from ..ledger.schema import FORMAT_JOIN, FORMATS
 from ..pipeline import bill
 from ..spec import did_you_mean
 from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem
 
-#: The formats a source may be kept in.
-FORMATS = ("recorded", "model_side", "decoded")
-#: How a ``formats`` cell joins its formats.
-FORMAT_JOIN = "+"
 #: Hours in a month (365.25 × 24 / 12), for storage rented by the GB-month over the window [h].
 HOURS_PER_MONTH = 730.5
 #: Cluster keys of the capacity that may be rented, by capacity, and the price key of a unit.

@@ -79,4 +79,5 @@ def test_a_rendered_source_asked_to_re_encode_in_its_ledger_is_one_line(tmp_path
     table["formats"] = ["recorded+model_side" if name == "sim" else "" for name in table["source"]]
     table.to_csv(folder / "sources.csv", index=False)
     code, _out, err = run(["solve", "--ledger", str(folder), "--budget", "100000"], capsys)
-    assert code == 2 and "formats of 'sim'" in err and "rendered" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "sources.csv: line 6 (source 'sim'): formats = 'recorded+model_side' is invalid" in err and "rendered" in err

@@ -143,7 +143,11 @@ def test_missing_files(tmp_path):
         ("nvdec = false", 'nvdec = "yes"', "accelerator.nvdec = 'yes' is invalid: must be true or false"),
         ("epochs = 10", "epochs = 0", "training.epochs = 0 is invalid: must be a number ≥ 1e-06"),
         ("count = 8", 'count = "eight"', "accelerator.count = 'eight' is invalid: must be a number ≥ 1e-06"),
-        ('name = "93m"', 'name = "gpt5"', "model = 'gpt5' is unknown: model cards are 25m, 411m, 7b, 93m"),
+        (
+            'name = "93m"',
+            'name = "gpt5"',
+            "cluster.toml: model.name = 'gpt5' is unknown: model cards are 25m, 411m, 7b, 93m",
+        ),
         ("[capacity]", "[capacities]", "table [capacities] is unknown"),
         (
             "gop = 30",

@@ -230,3 +230,48 @@ def test_a_header_cell_longer_than_the_csv_modules_limit_is_one_line(ledger_copy
     assert f"column '{'y' * 60}… (131,082 characters)' is unknown" in err and len(err) < 500
     sources.write_text(sources.read_text().replace(long, "x_" + long))  # a column of one's own: read through
     assert len(read_sources(sources)) == 5
+
+
+# ----------------------------------------------------------------------------- rows pandas cannot read
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines(keepends=True)
+
+
+def test_a_quote_never_closed_names_the_line_it_opens_on(ledger_copy, capsys):
+    sources = ledger_copy / "sources.csv"
+    lines = _lines(sources)
+    lines[3] = lines[3].replace(",", ',"', 1)  # line 4: a quote opened in its second cell
+    sources.write_text("".join(lines))
+    err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
+    assert f"{sources}: line 4: a quote opens a cell that is never closed" in err
+    assert "C error" not in err and "tokenizing" not in err
+
+
+def test_one_row_with_a_cell_too_many_names_its_line(ledger_copy, capsys):
+    sources = ledger_copy / "sources.csv"
+    lines = _lines(sources)
+    columns = lines[0].count(",") + 1
+    lines[2] = lines[2].rstrip("\n") + ",5\n"  # line 3 only
+    sources.write_text("".join(lines))
+    err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
+    assert f"{sources}: line 3 has {columns + 1} cells, the header has {columns}: a cell too many" in err
+
+
+def test_an_unknown_format_in_the_ledger_names_its_line(ledger_copy, capsys):
+    sources = ledger_copy / "sources.csv"
+    lines = _padded(sources)
+    lines = [lines[0] + ",formats", *(line + (",recorded+foo" if k == 2 else ",") for k, line in enumerate(lines[1:]))]
+    sources.write_text("\n".join(lines) + "\n")
+    err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
+    assert f"{sources}: line 4 (source " in err and "formats = 'recorded+foo' is invalid: 'foo' is no format" in err
+
+
+def test_a_cluster_that_decodes_nothing_names_its_file(ledger_copy, capsys):
+    cluster = ledger_copy / "cluster.toml"
+    text = cluster.read_text()
+    assert "cores_per_accelerator = 8" in text
+    cluster.write_text(text.replace("cores_per_accelerator = 8", "cores_per_accelerator = 0", 1))
+    err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
+    assert f"{cluster}: cores_per_accelerator = 0 is invalid with NVDEC off" in err

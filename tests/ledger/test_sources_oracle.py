@@ -20,13 +20,16 @@ import pytest
 from procure.errors import LedgerError
 from procure.ledger import SOURCE_COLUMNS, read_sources
 from procure.ledger.synthetic import random_sources
+from procure.spec import did_you_mean
 
 UNCERTAIN = ("exchange_rate", "survival", "saturation_hours", "price_usd_per_hour")
 DEFAULT_SHAPE = {"power": 0.5, "hill": 2.0}
+FORMAT_NAMES = ("recorded", "model_side", "decoded")
 ODD = [
     "0", "-1", "1e308", "1e-308", "nan", "NaN", "inf", "-inf", "1e20", "0.5", "3", "", " ", "abc", " 5 ", "1_000",
     "True", "\t3", "+2", ".5", "1e400", "log", " log ", "LOG", "power", "hill", "linear", "video", "random", "a,b",
-    "#", "  own  ", "2.5", "1200", "1201", "-0", "20", "21", "1.5",
+    "#", "  own  ", "2.5", "1200", "1201", "-0", "20", "21", "1.5", "recorded", "decoded+recorded", "model_side",
+    "recorded+", "rendered",
 ]  # fmt: skip
 
 
@@ -93,6 +96,20 @@ def loop(path: Path) -> pd.DataFrame:
                     f"{where}: {c}_low = {low:g}, {c} = {value:g}, {c}_high = {high:g} are invalid: "
                     f"must be {c}_low ≤ {c} ≤ {c}_high"
                 )
+        formats = [f.strip() for f in row["formats"].split("+") if f.strip()]
+        unknown = [f for f in formats if f not in FORMAT_NAMES]
+        if unknown:
+            # the spelling hint is the library's helper: the rule, not the hint, is what is checked here
+            hint = " (join formats with '+')" if "," in unknown[0] else did_you_mean(unknown[0], FORMAT_NAMES)
+            raise LedgerError(
+                f"{where}: formats = {row['formats']!r} is invalid: {unknown[0]!r} is no format; "
+                f"allowed are recorded, model_side, decoded{hint}"
+            )
+        if row["stored"] != "video" and any(f != "recorded" for f in formats):
+            raise LedgerError(
+                f"{where}: formats = {row['formats']!r} is invalid: its frames are stored {row['stored']}, "
+                "nothing to re-encode or decode: recorded only"
+            )
         row.update({c: record[c] for c in header if c not in SOURCE_COLUMNS})
         rows.append(row)
     if not rows:

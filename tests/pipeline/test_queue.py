@@ -172,7 +172,10 @@ def test_bad_input(kwargs, message):
     [
         (["--buffer", "0"], "buffer = 0 is invalid: must be a whole number ≥ 1"),
         (["--frames", "0"], "frames = 0 is invalid"),
-        (["--cores", "0"], "source 'own': nothing decodes its video (cores_per_accelerator = 0, NVDEC off)"),
+        (
+            ["--cores", "0"],
+            "cores_per_accelerator = 0 is invalid with NVDEC off: nothing decodes the video of source 'own'",
+        ),
         (["--frames", "1000000000"], "frames = 1000000000 is invalid: must be a whole number ≥ 2 and ≤ 3,000,000"),
         (["--cores", "2.5"], "cores = 2.5 is invalid: must be a whole number ≥ 0"),
         (["--plot", "timeline.jpg"], "plot = 'timeline.jpg' is invalid: the file must end in .png or .svg"),
