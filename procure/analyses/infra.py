@@ -71,8 +71,10 @@ def infra_request(
     rent: Mapping[str, float] | None = None,
     byte_price_x: float | None = None,
 ) -> Infrastructure | None:
-    """The purchase options of a request, or None where it chooses nothing (every source as
-    recorded, the cluster's cores, nothing to rent): then the program is today's.
+    """The purchase options of a request, or None where nothing asks for a choice (no formats,
+    no cores choices, no ``formats`` cell, nothing to rent): then the program is today's. A
+    request offering only what is there already is the same program over its options, solved
+    by refinement: the same value within the tolerance.
 
     Raises
     ------

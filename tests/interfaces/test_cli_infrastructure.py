@@ -81,3 +81,17 @@ def test_a_rendered_source_asked_to_re_encode_in_its_ledger_is_one_line(tmp_path
     code, _out, err = run(["solve", "--ledger", str(folder), "--budget", "100000"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "sources.csv: line 6 (source 'sim'): formats = 'recorded+model_side' is invalid" in err and "rendered" in err
+
+
+@pytest.mark.parametrize("offer", [["--formats", "recorded"], ["--cores-choices", "8"]])
+def test_offering_only_what_is_there_is_todays_program_within_the_tolerance(offer, capsys):
+    """Each plan's bound holds the other's value, and the values agree within the tolerance."""
+    code, out, err = run(["solve", "--budget", "100000", "--json", "-"], capsys)
+    assert code == 0, err
+    today = json.loads(out)
+    code, out, err = run(["solve", "--budget", "100000", *offer, "--json", "-"], capsys)
+    assert code == 0, err
+    offered = json.loads(out)
+    assert offered["value"] <= today["value_upper_bound"] * (1 + 1e-9)
+    assert today["value"] <= offered["value_upper_bound"] * (1 + 1e-9)
+    assert offered["value"] == pytest.approx(today["value"], rel=2 * today["tolerance"])
