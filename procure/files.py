@@ -7,6 +7,8 @@ Where a file goes depends on what its path holds:
   to disk, and renamed over it. A file replaced keeps its permissions, owner and group (the
   owner as far as the process may set it: root may);
 * a link to a regular file: the file it points to is replaced so; the link stays a link;
+* a regular file with other hard links: refused (replaced whole, it would leave its other names
+  on the old content);
 * a character device or a FIFO (``/dev/null``, a terminal, a pipe): written in place, never
   renamed over; an error while writing (``/dev/full``: no space left) is an error of the
   command;
@@ -115,8 +117,9 @@ def target(path: Path | str, field: str = "output") -> Target:
     Raises
     ------
     InputError
-        Naming ``field`` and the path: a folder, a socket or a block device in its place, or
-        a folder that does not exist.
+        Naming ``field`` and the path: a folder, a socket or a block device in its place, a
+        file with other hard links (replaced whole, it would leave them on the old content),
+        or a folder that does not exist.
     """
     given = Path(path)
     fd = _descriptor(given)
@@ -137,6 +140,9 @@ def target(path: Path | str, field: str = "output") -> Target:
     if st is not None and not stat.S_ISREG(st.st_mode):
         what = _kind(st.st_mode)
         raise invalid(field, str(path), f"it is {what}: give a file name" if what == "a folder" else f"it is {what}")
+    if st is not None and st.st_nlink > 1:
+        why = f"it has {st.st_nlink} hard links: a file replaced whole would leave its other names on the old content"
+        raise invalid(field, str(path), f"{why}; give another path, or make it a file of its own first")
     real = Path(os.path.realpath(given))
     if not real.parent.is_dir():
         folder = real.parent if given.is_symlink() else given.parent if str(given.parent) else Path(".")

@@ -191,6 +191,20 @@ class Outputs:
             fig = make()
             self._files.append((self.plot, lambda tmp: self._write_figure(fig, tmp), "Plot"))
 
+    def will_edit(self, path: Path | str) -> None:
+        """Refuse, before any work, a ledger file this command would edit but cannot replace
+        whole (see :func:`procure.files.target`), or one an output of the command would overwrite.
+
+        Raises
+        ------
+        InputError
+            Naming the file and why.
+        """
+        where = target(path, "edit")
+        if where.stream or where.old is None:
+            raise invalid("edit", str(path), "it is not a regular file")
+        self.reads([path], "the ledger file this command edits")
+
     def ledger_edit(self, edit: FileEdit, message: str | None = None) -> None:
         """A change to a ledger file, written by :meth:`commit` after the other files, with them
         or not at all; ``message`` is printed once it has landed, when the tables are printed.

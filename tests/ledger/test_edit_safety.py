@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from procure.errors import EditConflict, LedgerError
+from procure.errors import EditConflict, InputError, LedgerError
 from procure.ledger import edit as ledger_edit
 from procure.ledger import load_ledger, read_sources
 from procure.ledger.edit import append_row, ledger_lock, set_cells, update_cells
@@ -240,3 +240,28 @@ def test_written_numbers_read_back_exactly(ledger_copy):
     line = next(x for x in (ledger_copy / "sources.csv").read_text().splitlines() if x.startswith("twin,"))
     assert ",0.30000000000000004,3," in line
     assert _held(ledger_copy)["twin"] == value
+
+
+def test_a_hard_linked_ledger_is_refused_and_both_names_keep_their_content(ledger_copy, tmp_path):
+    """A file replaced whole would leave its other hard links on the old content: the edit is
+    refused with one line, and neither name changes."""
+    sources = ledger_copy / "sources.csv"
+    other = tmp_path / "shared.csv"
+    os.link(sources, other)
+    before = sources.read_bytes()
+    with pytest.raises(InputError, match="has 2 hard links"):
+        set_cells(ledger_copy, "twin", {"held_hours": 6.0})
+    assert sources.read_bytes() == before == other.read_bytes()
+    assert os.stat(sources).st_ino == os.stat(other).st_ino and os.stat(sources).st_nlink == 2
+
+
+def test_an_output_onto_a_hard_linked_file_is_refused_before_any_work(tmp_path, capsys):
+    from procure.interfaces.cli import main
+
+    plan = tmp_path / "plan.json"
+    plan.write_text("{}\n")
+    os.link(plan, tmp_path / "copy.json")
+    assert main(["solve", "--budget", "100000", "--json", str(plan)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "hard links" in err
+    assert plan.read_text() == "{}\n" == (tmp_path / "copy.json").read_text()

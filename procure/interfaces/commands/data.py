@@ -75,6 +75,7 @@ def calibrate_command(
         from ...ledger.load import ledger_files
 
         out.reads(ledger_files(ledger_dir))
+        out.will_edit(ledger_files(ledger_dir)[0])  # sources.csv
     av = require_av()
     if encode:
         require_encoder(av)
@@ -178,6 +179,7 @@ def import_lerobot_command(
         from ...ledger.load import ledger_files
 
         out.reads(ledger_files(ledger_dir))
+        out.will_edit(ledger_files(ledger_dir)[0])  # sources.csv
     with progress(out, "reading the dataset's videos") as tick:
         result = import_lerobot(dataset, source=source, kind=kind, price=price, repeat=repeat, progress=tick)
     row = dict(result.row)

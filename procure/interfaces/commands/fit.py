@@ -114,6 +114,8 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     ledger_path = ledger_dir if ledger_dir is not None else default_ledger_dir()
     runs_path = runs_file if runs_file is not None else ledger_path / RUNS_FILE
     out.reads([*ledger_files(ledger_dir)[:2], runs_path])
+    if write:
+        out.will_edit(ledger_path / "sources.csv")
     require_emcee()
     ledger = load_ledger(ledger_dir)
     result = fit(runs_path, ledger, fit=_items(fit_items), link=link, likelihood=likelihood, walkers=walkers,
