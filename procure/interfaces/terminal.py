@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,14 @@ def say(line: str) -> None:
     shown as escapes (:func:`procure.interfaces.tables.visible`); a long line is left for
     the terminal to wrap, never broken, so that a command in it can be copied whole."""
     console.print(Text(visible(line)), soft_wrap=True)
+
+
+def note(line: str) -> None:
+    """Print a note of prose on standard output, wrapped at its spaces to the console's width;
+    a word longer than a line (a file's path) is kept whole, so that it can be copied."""
+    shown = visible(line)
+    for part in textwrap.wrap(shown, console.width, break_long_words=False, break_on_hyphens=False) or [shown]:
+        console.print(Text(part), soft_wrap=True)
 
 
 def plots() -> Any:

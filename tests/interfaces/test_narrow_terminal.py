@@ -170,3 +170,15 @@ def test_json_to_a_file_still_prints_the_table(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(terminal.console, "width", 200)
     text = printed(capsys, ["solve", "--budget", "100000", "--json", str(tmp_path / "plan.json")])
     assert "what to buy" in text and f"JSON written to {tmp_path / 'plan.json'}" in text
+
+
+@pytest.mark.parametrize("width", [80, 40], indirect=True)
+def test_a_note_wraps_at_its_spaces_and_keeps_a_path_whole(width, capsys):
+    path = "/data/" + "d" * 60 + "/episode_000000.mp4"
+    text = (f"Note: {path}: decode rates spread 1.87× over 10 runs (fastest over slowest; trusted up to "
+            "1.5×): about 27 runs (--repeat 27) would put the median within 5 %")  # fmt: skip
+    terminal.note(text)
+    lines = capsys.readouterr().out.splitlines()
+    assert " ".join(lines) == text  # nothing lost, every break at a space
+    assert path + ":" in lines[0] or path + ":" in lines[1]  # the path whole on one line
+    assert all(len(line) <= width for line in lines if path not in line)

@@ -11,7 +11,7 @@ import click
 
 from ...defaults import DEFAULT_REPEAT, MAX_REPEAT
 from ..options import FieldNumber, json_out_option
-from ..terminal import console, outputs, progress, say
+from ..terminal import console, note, outputs, progress, say
 
 _REPEAT_HELP = f"Timed decoding runs of each file (1 to {MAX_REPEAT}); a note when they spread."
 _IMPORT_REPEAT_HELP = f"Timed decoding runs of one video file (1 to {MAX_REPEAT}); a note when they spread."
@@ -92,8 +92,8 @@ def calibrate_command(
         if encode:
             _print_encode(files, total, write)
         for f in files:
-            for note in f.notes:
-                say(f"Note: {f.file}: {note}")
+            for text in f.notes:
+                note(f"Note: {f.file}: {text}")
     if write:
         from ...ledger.edit import cells_edit
 
@@ -190,8 +190,8 @@ def import_lerobot_command(
     out.json({**row, "notes": list(result.notes)})
     if json_out is None:
         render.print_row(console, row)
-        for note in result.notes:
-            say(f"Note: {note}")
+        for text in result.notes:
+            note(f"Note: {text}")
     if append:
         from ...ledger.edit import row_edit
 
