@@ -76,7 +76,7 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     if stalled.any():
         name = piped["source"].iloc[int(np.flatnonzero(stalled)[0])]
         raise LedgerError(
-            f"cores_per_accelerator = {cluster.cores_per_accelerator:g} is invalid with NVDEC "
+            f"cores_per_accelerator = {cluster.cores_per_accelerator:g} with NVDEC "
             f"{'on' if cluster.nvdec else 'off'}: nothing decodes the video of source {name!r}, so the "
             "accelerator never trains on it: give cores ≥ 1 or turn NVDEC on"
         )

@@ -103,7 +103,7 @@ def test_cluster_numbers_out_of_range(ledger_copy, capsys, old, new, message):
         (["bill", "--width", "1e9"], "width = 1000000000.0 is invalid: must be a number ≥ 1 and ≤ 16384"),
         (
             ["bill", "--cores", "0"],
-            "cores_per_accelerator = 0 is invalid with NVDEC off: nothing decodes the video of source 'own'",
+            "cores_per_accelerator = 0 with NVDEC off: nothing decodes the video of source 'own'",
         ),
         (["simulate", "--frames", "1000000000"], "frames = 1000000000 is invalid"),
         (["solve", "--budget", "inf"], "budget = inf is invalid: must be a number ≥ 0 and ≤ 1e+12"),

@@ -174,7 +174,7 @@ def test_bad_input(kwargs, message):
         (["--frames", "0"], "frames = 0 is invalid"),
         (
             ["--cores", "0"],
-            "cores_per_accelerator = 0 is invalid with NVDEC off: nothing decodes the video of source 'own'",
+            "cores_per_accelerator = 0 with NVDEC off: nothing decodes the video of source 'own'",
         ),
         (["--frames", "1000000000"], "frames = 1000000000 is invalid: must be a whole number ≥ 2 and ≤ 3,000,000"),
         (["--cores", "2.5"], "cores = 2.5 is invalid: must be a whole number ≥ 0"),
