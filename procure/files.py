@@ -25,6 +25,7 @@ all have landed).
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import re
 import secrets
@@ -41,6 +42,9 @@ from .errors import invalid
 
 #: Bytes copied at a time into a device or a FIFO.
 CHUNK_BYTES = 1 << 16
+#: Reads of a file's hard links before other ones are taken as the user's (another writer's
+#: second name of the file may come or go between reading the links and the names).
+LINK_READS = 5
 #: Paths that name a descriptor of this process rather than a file.
 DESCRIPTOR_PATH = re.compile(r"/dev/(stdout|stderr)|/(?:dev|proc/self)/fd/(\d+)")
 #: The descriptors of the standard streams, by their name in ``/dev``.
@@ -140,14 +144,40 @@ def target(path: Path | str, field: str = "output") -> Target:
     if st is not None and not stat.S_ISREG(st.st_mode):
         what = _kind(st.st_mode)
         raise invalid(field, str(path), f"it is {what}: give a file name" if what == "a folder" else f"it is {what}")
-    if st is not None and st.st_nlink > 1:
-        why = f"it has {st.st_nlink} hard links: a file replaced whole would leave its other names on the old content"
-        raise invalid(field, str(path), f"{why}; give another path, or make it a file of its own first")
     real = Path(os.path.realpath(given))
+    links = 0 if st is None else _links(given, real, st)
+    if links > 1:
+        why = f"it has {links} hard links: a file replaced whole would leave its other names on the old content"
+        raise invalid(field, str(path), f"{why}; give another path, or make it a file of its own first")
     if not real.parent.is_dir():
         folder = real.parent if given.is_symlink() else given.parent if str(given.parent) else Path(".")
         raise invalid(field, str(path), f"folder {str(folder)!r} does not exist")
     return Target(given, real, False, st)
+
+
+def _links(given: Path, real: Path, st: os.stat_result) -> int:
+    """A regular file's hard links but the second names a writer gives it while replacing it;
+    counted again where another writer's second name came or went between the two reads
+    (:data:`LINK_READS` times at most)."""
+    links = st.st_nlink - _backups_of(real, st)
+    for _ in range(LINK_READS - 1):
+        if links <= 1:
+            break
+        with contextlib.suppress(OSError):
+            st = os.stat(given)
+        links = st.st_nlink - _backups_of(real, st)
+    return links
+
+
+def _backups_of(real: Path, st: os.stat_result) -> int:
+    """How many of a file's hard links are second names this module gave it while replacing it
+    (:func:`_keep_old`, under a writer's lock; one a killed writer left behind counts too)."""
+    count = 0
+    for other in real.parent.glob(f".{glob.escape(real.name)}.*.old"):
+        with contextlib.suppress(OSError):
+            o = os.stat(other)
+            count += (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino)
+    return count
 
 
 def _fsync(path: Path) -> None:

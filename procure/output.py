@@ -201,7 +201,9 @@ class Outputs:
             Naming the file and why.
         """
         where = target(path, "edit")
-        if where.stream or where.old is None:
+        if where.old is None and not where.stream:
+            raise invalid("edit", str(path), "no such file: the ledger folder needs it")
+        if where.stream:
             raise invalid("edit", str(path), "it is not a regular file")
         self.reads([path], "the ledger file this command edits")
 

@@ -19,6 +19,8 @@ from rich.text import Text
 from ..output import Outputs
 from .tables import visible
 
+#: What stands for a space the wrapping of a note must not break at (a character no note has).
+NO_BREAK = "\x00"
 #: Width of the tables when the output is not a terminal (a file, a pipe) and the ``COLUMNS``
 #: environment variable does not set one [characters].
 PIPE_WIDTH = 130
@@ -42,12 +44,15 @@ def say(line: str) -> None:
     console.print(Text(visible(line)), soft_wrap=True)
 
 
-def note(line: str) -> None:
+def note(line: str, whole: str = "") -> None:
     """Print a note of prose on standard output, wrapped at its spaces to the console's width;
-    a word longer than a line (a file's path) is kept whole, so that it can be copied."""
-    shown = visible(line)
+    ``whole`` (a file's path in it), and any word longer than a line, is never broken, so that
+    it can be copied."""
+    shown, kept = visible(line), visible(whole)
+    if kept:
+        shown = shown.replace(kept, kept.replace(" ", NO_BREAK))
     for part in textwrap.wrap(shown, console.width, break_long_words=False, break_on_hyphens=False) or [shown]:
-        console.print(Text(part), soft_wrap=True)
+        console.print(Text(part.replace(NO_BREAK, " ")), soft_wrap=True)
 
 
 def plots() -> Any:

@@ -159,6 +159,12 @@ def split_cells(body: str) -> list[str]:
     return cells
 
 
+def ends_quoted(body: str) -> bool:
+    """True where a record's text ends inside a quoted cell: a quote that opens a cell is
+    never closed (a quote within a cell that does not start with one is text)."""
+    return _scan(body, START) == QUOTED
+
+
 def _lines(text: str) -> tuple[list[str], list[str]]:
     """The lines of a text and the line end of each (CRLF, LF or CR; "" after the last)."""
     if any(ch in text for ch in OTHER_LINE_BREAKS):

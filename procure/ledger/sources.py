@@ -30,7 +30,7 @@ import pandas as pd
 from ..curves import default_shape, needs_scale, shaped
 from ..errors import LedgerError
 from ..spec import Checked, Range, bad_message, check_cell, check_series, did_you_mean
-from .csvtext import read_header, read_text, short
+from .csvtext import ends_quoted, read_header, read_text, short
 from .schema import (
     FORMAT_JOIN,
     FORMATS,
@@ -167,7 +167,7 @@ def _unreadable(path: Path, columns: int) -> None:
     """Raise for the first record pandas cannot read, where it is one: a quote opened and never
     closed, or more cells than the header has columns."""
     for record in read_text(path, "").records()[1:]:
-        if record.body.count('"') % 2:
+        if ends_quoted(record.body):
             raise LedgerError(
                 f"{path}: line {record.line}: a quote opens a cell that is never closed: a cell that holds a "
                 'comma, a quote or a line break is written in quotes, its own quotes doubled ("")'

@@ -209,23 +209,28 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
     )
 
 
-def check_lots(problem: Problem, a: CurveArrays) -> None:
-    """Refuse a source whose hours could span more than :data:`MOST_LOTS` whole lots.
+def check_lots(problem: Problem, a: CurveArrays, budget: float) -> None:
+    """Refuse a source whose hours could span more than :data:`MOST_LOTS` whole lots at
+    ``budget`` [$]: the hours its bound in the model and what the budget buys at its cost allow.
 
     Raises
     ------
     SolveError
         Naming the source, its lot, the hours it could take and what to give instead.
     """
+    cost = problem.cost
     with np.errstate(divide="ignore", invalid="ignore"):
-        count = np.where(a.lots > 0, a.upper / np.where(a.lots > 0, a.lots, 1.0), 0.0)
+        afford = np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
+        hours = np.minimum(a.upper, afford)
+        count = np.where(a.lots > 0, hours / np.where(a.lots > 0, a.lots, 1.0), 0.0)
     wide = np.flatnonzero(count > MOST_LOTS)
     if len(wide):
         i = int(wide[0])
         name = problem.sources["source"].iloc[i]
         raise SolveError(
-            f"{name!r} could take {count[i]:.3g} whole lots of lot_hours = {a.lots[i]:g} h ({a.upper[i]:.4g} h: what "
-            f"its availability, the capacities and the budget allow), more than the {MOST_LOTS:.0e} whole lots a "
-            "solver tells apart: give it a larger lot_hours, an available_hours, or lot_hours 0 (any hours)",
+            f"{name!r} could take {count[i]:.3g} whole lots of lot_hours = {a.lots[i]:g} h ({hours[i]:.4g} h: what "
+            f"its availability, the capacities and a budget of ${budget:,.2f} allow), more than the {MOST_LOTS:.0e} "
+            "whole lots a solver tells apart: give it a larger lot_hours, an available_hours, or lot_hours 0 "
+            "(any hours)",
             Reason.INVALID,
         )

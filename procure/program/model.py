@@ -293,7 +293,7 @@ def build(
     m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=0.0)
     m.cost.store_values(dict(enumerate(problem.cost.tolist())), check=False)
     m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
-    check_lots(problem, a)
+    check_lots(problem, a, float(problem.budget or 0.0))
     add_integer_terms(m, a, problem.column("min_order_hours"))
 
     # Where a curve's hours are not x itself: every curve with recourse or over periods; the

@@ -37,6 +37,7 @@ from pyomo.common.gc_manager import PauseGC
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
+from .bounds import check_lots
 from .diagnose import diagnose
 from .forms import DEFAULT_HILL_POINTS
 from .highs import SIMPLEX, HighsModel, Solution
@@ -187,6 +188,7 @@ class Program:
         if b is None or (bounded and budget > b.bounds_budget):
             self._build(self._with_budget(budget))
         else:
+            check_lots(self.problem, b.sources, budget)
             self._put_budget(budget)
 
     # ------------------------------------------------------------------ changes between solves
@@ -237,6 +239,7 @@ class Program:
         if loosens or (self.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded)):
             self.rebuild()
             return
+        check_lots(problem, b.sources, self.budget)
         m = b.model
         changed = np.flatnonzero(cost != old.cost)
         # the costs were checked above (finite, ≥ 0), so Pyomo's own check per item is skipped

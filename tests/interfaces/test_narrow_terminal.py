@@ -182,3 +182,12 @@ def test_a_note_wraps_at_its_spaces_and_keeps_a_path_whole(width, capsys):
     assert " ".join(lines) == text  # nothing lost, every break at a space
     assert path + ":" in lines[0] or path + ":" in lines[1]  # the path whole on one line
     assert all(len(line) <= width for line in lines if path not in line)
+
+
+@pytest.mark.parametrize("width", [40], indirect=True)
+def test_a_path_with_spaces_in_a_note_stays_whole(width, capsys):
+    path = "/home/ana/Robot Videos/session 12/cam 0.mp4"
+    text = f"Note: {path}: variable frame rate: the mean rate is used, and the bits per pixel from it"
+    terminal.note(text, whole=path)
+    lines = capsys.readouterr().out.splitlines()
+    assert any(path in line for line in lines) and " ".join(lines) == text

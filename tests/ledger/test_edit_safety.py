@@ -265,3 +265,19 @@ def test_an_output_onto_a_hard_linked_file_is_refused_before_any_work(tmp_path, 
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "hard links" in err
     assert plan.read_text() == "{}\n" == (tmp_path / "copy.json").read_text()
+
+
+def test_the_second_name_a_writer_gives_the_file_is_not_a_users_link(ledger_copy):
+    """While a writer replaces the file it keeps the old one under a second name beside it (a
+    hard link): another command checking the file then, or after a writer killed mid-way, is
+    not refused for it; a link of the user's beside it still is."""
+    from procure.output import Outputs
+
+    sources = ledger_copy / "sources.csv"
+    os.link(sources, ledger_copy / ".sources.csv.0123abcd.old")
+    Outputs().will_edit(sources)
+    set_cells(ledger_copy, "twin", {"held_hours": 6.0})
+    assert _held(ledger_copy)["twin"] == 6
+    os.link(sources, ledger_copy / "mine.csv")
+    with pytest.raises(InputError, match="has 2 hard links"):
+        Outputs().will_edit(sources)

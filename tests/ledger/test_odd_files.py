@@ -275,3 +275,18 @@ def test_a_cluster_that_decodes_nothing_names_its_file(ledger_copy, capsys):
     cluster.write_text(text.replace("cores_per_accelerator = 8", "cores_per_accelerator = 0", 1))
     err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
     assert f"{cluster}: cores_per_accelerator = 0 with NVDEC off" in err
+
+
+def test_a_quote_inside_a_cell_is_text_and_the_real_fault_is_named(ledger_copy, capsys):
+    """``12" arm`` (a quote that does not open its cell) is text, as pandas reads it: a later row
+    with a cell too many is the one named."""
+    sources = ledger_copy / "sources.csv"
+    lines = _padded(sources)
+    lines = [lines[0] + ",x_note", lines[1] + ',12" arm', *(line + "," for line in lines[2:])]
+    lines[4] += ",5"  # line 5
+    sources.write_text("\n".join(lines) + "\n")
+    err = _one_line_exit_2(["solve", "--ledger", str(ledger_copy), "--budget", "1000"], capsys)
+    assert f"{sources}: line 5 has" in err and "a cell too many" in err
+    lines[4] = lines[4][: -len(",5")]
+    sources.write_text("\n".join(lines) + "\n")
+    assert read_sources(sources)["x_note"].iloc[0] == '12" arm'

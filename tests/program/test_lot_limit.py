@@ -87,3 +87,21 @@ def test_json_of_a_refused_ledger_is_not_written(tmp_path, capsys):
     capsys.readouterr()
     assert main(["solve", "--ledger", str(folder), "--budget", "100000", "--json", str(target)]) == 2
     assert json.loads(target.read_text()) == {"kept": True}
+
+
+def test_the_budget_counts_where_the_room_alone_would_span_too_many_lots():
+    """Room for over 1e9 hours of sim (its availability unlimited, a million accelerators)
+    in lots of 1 h, but $100,000 buys at most 5e5 of them: the plan is solved, in whole lots, and
+    raising the budget past the limit's span is then refused, without a rebuild in between."""
+    cluster = DEFAULT_LEDGER.cluster.replace(count=1e6, storage_gb=1e15, decode_core_hours=1e15)
+    sources = DEFAULT_LEDGER.sources.copy()
+    sources["lot_hours"] = 1.0
+    ledger = Ledger(sources, cluster, DEFAULT_LEDGER.path)
+    program = Program(from_ledger(ledger, budget=BUDGET))
+    assert program.built.sources.upper.max() / 1.0 > MOST_LOTS  # the room alone spans too many
+    plan = program.solve()
+    assert plan.gap <= plan.tolerance
+    hours = plan.sources["hours"].to_numpy()
+    assert (abs(hours - hours.round()) <= 1e-6 * hours.clip(1.0)).all()
+    with pytest.raises(SolveError, match="whole lots"):
+        program.set_budget(1e11)

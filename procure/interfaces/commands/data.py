@@ -93,7 +93,7 @@ def calibrate_command(
             _print_encode(files, total, write)
         for f in files:
             for text in f.notes:
-                note(f"Note: {f.file}: {text}")
+                note(f"Note: {f.file}: {text}", whole=str(f.file))
     if write:
         from ...ledger.edit import cells_edit
 
@@ -191,7 +191,7 @@ def import_lerobot_command(
     if json_out is None:
         render.print_row(console, row)
         for text in result.notes:
-            note(f"Note: {text}")
+            note(f"Note: {text}", whole=str(dataset))  # its files' paths start with the dataset's
     if append:
         from ...ledger.edit import row_edit
 
