@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from ..defaults import READ_CHOICES
-from ..errors import invalid
+from ..errors import LedgerError, invalid
 from ..spec import check
 from .cards import load_accelerators, load_model_card
 from .cluster import Cluster, check_field
@@ -15,7 +17,15 @@ from .pricing import transport
 from .schema import MOST_BYTE_PRICE_X, OPTION_FIELDS
 from .sources import check_source_value
 
-__all__ = ["MOST_BYTE_PRICE_X", "READ_CHOICES", "check_byte_price_x", "cluster_with", "format_with", "variant"]
+__all__ = [
+    "MOST_BYTE_PRICE_X",
+    "READ_CHOICES",
+    "check_byte_price_x",
+    "cluster_with",
+    "format_with",
+    "ledger_transport",
+    "variant",
+]
 
 
 def check_byte_price_x(value: float) -> float:
@@ -157,4 +167,27 @@ def variant(
     base = ledger.source(kind) if kind is not None else ledger.sources.iloc[0]
     row = format_with(base, **format_changes)  # type: ignore[arg-type]
     cl = cluster or ledger.cluster
-    return transport(pd.DataFrame([row]).reset_index(drop=True), cl).iloc[0], cl
+    return ledger_transport(ledger, pd.DataFrame([row]).reset_index(drop=True), cl).iloc[0], cl
+
+
+def ledger_transport(ledger: Ledger, sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+    """:func:`procure.ledger.pricing.transport` of ``sources`` on ``cluster``, for a ledger's rows.
+
+    A cluster on which nothing decodes is named as the ledger's ``cluster.toml`` where its
+    decoding (``cores_per_accelerator`` and ``nvdec``) is the file's own, not an option's.
+
+    Raises
+    ------
+    LedgerError
+        A source whose video nothing decodes (no cores and NVDEC off).
+    """
+    try:
+        return transport(sources, cluster)
+    except LedgerError as exc:
+        own = ledger.cluster
+        if ledger.path is not None and (cluster.cores_per_accelerator, cluster.nvdec) == (
+            own.cores_per_accelerator,
+            own.nvdec,
+        ):
+            raise LedgerError(f"{Path(ledger.path) / 'cluster.toml'}: {exc}") from None
+        raise

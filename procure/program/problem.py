@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, LedgerError, invalid
-from ..ledger import Cluster, Ledger, matches, transport
+from ..errors import InputError, invalid
+from ..ledger import Cluster, Ledger, matches
 from ..ledger.schema import OPTION_FIELDS, SOURCE_COLUMNS
-from ..ledger.variants import check_byte_price_x
+from ..ledger.variants import check_byte_price_x, ledger_transport
 from ..pipeline import bill
 from ..spec import check
 from . import value
@@ -293,12 +292,7 @@ def price_ledger(
     """
     cl = cluster or ledger.cluster
     rows = ledger.sources if held is None else _held_overrides(ledger.sources, held)
-    try:
-        table = transport(rows, cl)
-    except LedgerError as exc:  # the cluster's numbers: say which file they came from, if the ledger's
-        if cluster is None and ledger.path is not None:
-            raise LedgerError(f"{Path(ledger.path) / 'cluster.toml'}: {exc}") from None
-        raise
+    table = ledger_transport(ledger, rows, cl)
     s = pd.DataFrame(
         {
             "source": table["source"].astype(str),

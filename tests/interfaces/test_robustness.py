@@ -118,6 +118,21 @@ def test_options_out_of_range(capsys, args, message):
     assert message in err
 
 
+@pytest.mark.parametrize("args", [["bill"], ["simulate"], ["sensitivity"], ["solve", "--budget", "1000"], ["rank"]])
+def test_a_cluster_file_that_decodes_nothing_is_named_by_every_command(ledger_copy, capsys, args):
+    path = ledger_copy / "cluster.toml"
+    text = path.read_text(encoding="utf-8")
+    assert "\ncores_per_accelerator = 8 " in text
+    path.write_text(text.replace("\ncores_per_accelerator = 8 ", "\ncores_per_accelerator = 0 "), "utf-8")
+    code, out, err = _run([*args, "--ledger", str(ledger_copy)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"procure: error: {path}: cores_per_accelerator = 0 with NVDEC off")
+    # the same ledger given cores by an option decodes; zero cores by option names no file
+    assert _run(["bill", "--ledger", str(ledger_copy), "--cores", "4"], capsys)[0] == 0
+    code, _, err = _run(["bill", "--cores", "0"], capsys)
+    assert code == 2 and "cluster.toml" not in err
+
+
 def test_no_nan_and_no_warning_on_the_default_commands(capsys, recwarn):
     for args in (
         ["bill"],
