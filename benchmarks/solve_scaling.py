@@ -47,7 +47,7 @@ budget of $200 a source (log and exp curves, see :data:`CURVES`), side by side i
   includes reading the priced file, not reading, validating and pricing ``sources.csv``;
 * raw highspy with adaptive cuts: the cutting-plane algorithm written directly in highspy;
 * cvxpy with Clarabel (exponential and power cones), the general convex solver a capable
-  user would reach for, where cvxpy is installed (``pip install cvxpy clarabel``).
+  user would reach for, where cvxpy is installed (``pip install '.[bench]'``).
 
 A full collection of Python's collector runs before each method, outside its time, so that
 none pays for freeing the garbage another left (a dropped Pyomo model is millions of objects in
