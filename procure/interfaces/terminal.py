@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -51,8 +52,35 @@ def note(line: str, whole: str = "") -> None:
     shown, kept = visible(line), visible(whole)
     if kept:
         shown = shown.replace(kept, kept.replace(" ", NO_BREAK))
-    for part in textwrap.wrap(shown, console.width, break_long_words=False, break_on_hyphens=False) or [shown]:
+    for part in wrap_cells(shown, console.width):
         console.print(Text(part.replace(NO_BREAK, " ")), soft_wrap=True)
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """Lines of ``text`` broken at its spaces, each at most ``width`` terminal cells wide (a
+    wide character, such as a CJK ideograph or most emoji, takes two), except a word wider
+    than a line, which keeps a line to itself whole; the spaces at a break are dropped.
+
+    Parameters
+    ----------
+    text : str
+        One paragraph, with no control characters (:data:`NO_BREAK` counts as a space's cell).
+    width : int
+        The most cells a line takes [cells, ≥ 1].
+
+    Returns
+    -------
+    list of str
+        The lines, never empty (``[""]`` for an empty ``text``).
+    """
+    lines: list[str] = []
+    line = ""
+    for word in re.findall(r"[^ ]+ *", text.lstrip(" ")):
+        if line and cell_len((line + word).rstrip(" ").replace(NO_BREAK, " ")) > width:
+            lines.append(line.rstrip(" "))
+            line = ""
+        line += word
+    return [*lines, line.rstrip(" ")]
 
 
 def plots() -> Any:

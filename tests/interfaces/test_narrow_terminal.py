@@ -9,9 +9,12 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 from conftest import DEFAULT_LEDGER
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from procure.interfaces import render, tables, terminal
 from procure.interfaces.cli import main
@@ -191,3 +194,34 @@ def test_a_path_with_spaces_in_a_note_stays_whole(width, capsys):
     terminal.note(text, whole=path)
     lines = capsys.readouterr().out.splitlines()
     assert any(path in line for line in lines) and " ".join(lines) == text
+
+
+def _cells(text: str) -> int:
+    """Terminal cells of text of ASCII and East Asian wide characters, by Unicode's own table
+    (written apart from rich's): a wide or full-width character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+@pytest.mark.parametrize("width", [40], indirect=True)
+def test_a_note_of_wide_characters_fits_the_terminal_cells(width, capsys):
+    name = "東京ロボット収集データ"  # 11 wide characters: 22 cells, 11 characters
+    text = f"Note: source '{name}' and source '{name}' share a name once case is folded: one row is used"
+    terminal.note(text)
+    lines = capsys.readouterr().out.splitlines()
+    assert " ".join(lines) == text
+    assert all(_cells(line) <= width for line in lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(st.text(st.sampled_from("ab-/.:1漢字データ"), min_size=1, max_size=30), min_size=1, max_size=40),
+    width=st.integers(1, 100),
+)
+def test_wrap_breaks_only_at_spaces_and_only_when_the_next_word_would_not_fit(words, width):
+    text = " ".join(words)
+    lines = terminal.wrap_cells(text, width)
+    assert " ".join(lines) == text  # every character kept, every break at a space
+    for i, line in enumerate(lines):
+        assert _cells(line) <= width or " " not in line  # only a lone word wider than a line overflows
+        if i + 1 < len(lines):
+            assert _cells(line + " " + lines[i + 1].split(" ")[0]) > width  # the next word did not fit
