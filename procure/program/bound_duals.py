@@ -106,9 +106,63 @@ def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x:
     return out
 
 
+def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: list[float],
+                      hill: np.ndarray) -> tuple[float, list[float]]:  # fmt: skip
+    """What the limit-derived bounds of S-shaped sources carry, from their curves' own slope.
+
+    A hill curve's piecewise form is bounded at its last breakpoint, the source's bound: with
+    the form's integers fixed (how an integer plan's duals are read), the LP cannot move the
+    source past that breakpoint, and the price of one more unit of the limit sits on the
+    fixed integers, where no row's dual shows it (λ read 0 where one S-shaped source took the
+    whole budget). Over the sources ``hill`` at a bound derived from the budget or from a
+    capacity, this adds max(v'_s − c_s·λ − Σ u_s·μ, 0) · bound / rhs, ``v'_s`` the curve's own
+    marginal value at the plan's hours, as :func:`with_box_duals` adds it for the dual.
+
+    Parameters
+    ----------
+    built : BuiltModel
+        A model of one scenario (a several-scenario model adds nothing here).
+    x : numpy.ndarray
+        The hours bought now of each source [h].
+    lam, capacity : float and list of float
+        λ and each capacity's shadow price as read from the LP's duals [value per unit].
+    hill : numpy.ndarray
+        The sources whose curve is S-shaped (a piecewise form) [bool].
+
+    Returns
+    -------
+    tuple of float and list of float
+        What to add to λ and to each capacity's shadow price [value per unit].
+    """
+    a = built.sources
+    zero = (0.0, [0.0] * len(capacity))
+    if len(built.arrays.upper) != len(a.upper):
+        return zero
+    at = hill & np.isfinite(a.upper) & (a.upper > 0) & (x >= a.upper * (1 - AT_BOUND))
+    if not at.any():
+        return zero
+    p = built.formulation.base
+    price = p.cost * lam
+    for name, mu in zip(built.capacity_names, capacity, strict=True):
+        price = price + p.usage(name) * mu
+    reduced = np.maximum(p.marginal_value(x) - price, 0.0)
+    added_lam = 0.0
+    if built.bounds_budget > 0:
+        mine = at & a.budget_bounded
+        added_lam = float(np.sum(reduced[mine] * a.upper[mine]) / built.bounds_budget)
+    added = []
+    for name in built.capacity_names:
+        use = p.usage(name)
+        rhs = float(p.capacity[name] - use @ p.held)
+        mine = at & ~a.budget_bounded & bounded_by(a.upper, use, rhs)
+        added.append(float(np.sum(reduced[mine] * a.upper[mine]) / rhs) if mine.any() and rhs > 0 else 0.0)
+    return added_lam, added
+
+
 def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray, on_off: np.ndarray,
                       columns: tuple[np.ndarray, np.ndarray, np.ndarray], row_dual: np.ndarray,
-                      col_dual: np.ndarray, x: np.ndarray) -> tuple[float, list[float]]:  # fmt: skip
+                      col_dual: np.ndarray, x: np.ndarray,
+                      hill: np.ndarray | None = None) -> tuple[float, list[float]]:  # fmt: skip
     """What the bounds derived from the budget and from each capacity with a row carry, of one
     LP solution of ``built`` as handed to HiGHS: the λ to add, and per capacity of
     ``built.capacity_names`` the shadow price to add [value per unit] (see the module).
@@ -127,6 +181,8 @@ def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray,
         The solution's row duals and reduced costs.
     x : numpy.ndarray
         The hours bought now of each source [h].
+    hill : numpy.ndarray, optional
+        Sources left out, whose bounds :func:`carried_by_curves` counts [bool].
     """
     lower, upper, value = columns
 
@@ -137,6 +193,10 @@ def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray,
         return (col >= 0) & (upper[c] == bound) & (lower[c] < upper[c])
 
     free_x, free_w = free(x_cols, built.sources.upper), free(w_cols, built.arrays.upper)
+
+    count = len(built.arrays.upper) // max(len(built.sources.upper), 1)
+    if hill is not None:
+        free_x, free_w = free_x & ~hill, free_w & ~np.tile(hill, count)
 
     def carried(xs: np.ndarray, ws: np.ndarray, rhs: float) -> float:
         xs, ws = xs & free_x, ws & free_w
@@ -149,7 +209,7 @@ def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray,
 
     a, c = built.sources, built.arrays
     lam = carried(a.budget_bounded, c.budget_bounded, built.bounds_budget)
-    p, count = built.formulation.base, len(c.upper) // max(len(a.upper), 1)
+    p = built.formulation.base
     capacity = []
     for name in built.capacity_names:
         use = p.usage(name)

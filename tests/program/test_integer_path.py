@@ -205,6 +205,44 @@ def test_a_shadow_price_counts_the_bound_its_capacity_gives(count):
     assert right * (1 - 1e-3) <= price <= left * (1 + 1e-3)
 
 
+def _one_s_curve_source(count: float) -> Ledger:
+    rows = DEFAULT_LEDGER.sources.iloc[[0]].reset_index(drop=True).copy()
+    rows["price_usd_per_hour"] = [100.0]
+    rows["available_hours"] = [1_500.0]
+    rows["held_hours"] = [0.0]
+    rows["curve"] = ["hill"]
+    rows["saturation_hours"] = [32.5]
+    rows["curve_shape"] = [5.0]
+    # cores enough that the accelerators alone bind (both binding at once would split the price)
+    cluster = DEFAULT_LEDGER.cluster.replace(count=count, storage_gb=math.inf, cores_per_accelerator=100.0)
+    return Ledger(rows, cluster, DEFAULT_LEDGER.path)
+
+
+@pytest.mark.parametrize("limit", ["budget", "accelerator_hours"])
+def test_an_s_shaped_source_that_fills_a_limit_gives_it_the_slope_of_its_value(limit):
+    """One S-shaped source (hill, s = 5) bought up to the bound a limit gives it (what the
+    budget buys; its room in the accelerators): its piecewise form ends at that bound, and with
+    the form's integers fixed the LP priced neither the row nor the bound, so λ or the shadow
+    price read 0. It is the slope of the value in that limit: between the one-sided
+    differences of fresh solves."""
+    ledger = _one_s_curve_source(math.inf if limit == "budget" else 0.02)
+    base = from_ledger(ledger, budget=8_500.0 if limit == "budget" else 1e6)
+
+    def value_at(x: float) -> float:
+        if limit == "budget":
+            return solve_problem(base.asking(budget=x), tolerance=1e-9).value
+        return solve_problem(base.asking(capacity={**base.capacity, limit: x}), tolerance=1e-9).value
+
+    at = float(base.budget) if limit == "budget" else float(base.capacity[limit])
+    step = 1e-3 * at
+    now = value_at(at)
+    left, right = (now - value_at(at - step)) / step, (value_at(at + step) - now) / step
+    plan = solve_problem(base)
+    reported = plan.lambda_ if limit == "budget" else plan.shadow_prices[limit]
+    assert plan.sources["position"].iloc[0] != "zero" and right > 0
+    assert min(left, right) * (1 - 1e-3) <= reported <= max(left, right) * (1 + 1e-3)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_curve_vertical_at_zero_in_whole_lots_or_on_off_certifies(seed):
     """A concave hill curve with s < 1 and no hours held is vertical at 0: its first tangent, a
