@@ -8,9 +8,11 @@ then, on the same objective (``(1 − W) E[V] + W CVaR_A[V]``):
   the later price); the plan's own objective of those values (their mean, or under a risk
   weight ``(1 − W) E + W CVaR_A`` of them) less the stochastic optimum is the EVPI, what a
   study that told the scenario in advance is worth;
-* the mean-scenario plan: the deterministic plan at each uncertain number's mean; valued in
-  the scenarios (with recourse, each scenario then adds its best later hours), its objective
-  falls short of the stochastic optimum by the VSS.
+* the mean-scenario plan: the plan made for each uncertain number's mean (with recourse, by
+  the same recourse: a source it would rather buy later, at ``M`` times the mean later price,
+  is not bought now; see :meth:`~procure.program.scenarios.ScenarioProblem.mean_scenario`);
+  valued in the scenarios (with recourse, each scenario then adds its best later hours), its
+  objective falls short of the stochastic optimum by the VSS.
 
 Both are differences of certified values, each known within the tolerance; a negative
 difference no larger than that reads as 0. The per-scenario solves run in chunks
@@ -231,7 +233,9 @@ def solve_uncertain(
     vss_part = (f"after the plan and EVPI's {problem.count:,} per-scenario solves, before the mean-scenario plan of "
                 f"VSS was certified (skip EVPI and VSS with {deadline.skip})")  # fmt: skip
     with out_of_time(deadline, lambda: vss_part):
-        mean_hours = solve_by(problem.mean(), deadline, tolerance=tolerance)[1].sources["hours"].to_numpy(dtype=float)
+        mean, now = problem.mean_scenario()
+        made = solve_by(mean, deadline, tolerance=tolerance)[1]
+        mean_hours = np.where(now, made.sources["hours"].to_numpy(dtype=float), 0.0)
         if problem.recourse_price_x is None:
             mean_values = scenario_values(problem, mean_hours)
             mean_objective = problem.objective(mean_values)

@@ -148,6 +148,28 @@ class ScenarioProblem:
         probability-weighted mean (ρ, σ and k separately; the rate is their product with φ)."""
         return _with_curves(self.base, self.mean_rate, self.probability @ self.saturation_hours)
 
+    def mean_scenario(self) -> tuple[Problem, np.ndarray]:
+        """The plan made for the mean scenario, with the same recourse, as a deterministic
+        problem and the sources it buys now.
+
+        In one scenario nothing is learnt by waiting: with recourse, an hour of a source that can
+        be bought later costs the cheaper of today's all-in price and ``M`` times the mean later
+        one (the probability-weighted mean of the scenarios' later prices), within the same
+        budget and capacities. The plan of that problem buys now the sources whose today's price
+        is the cheaper (a tie buys now); the others it would buy later. Without recourse: the
+        deterministic :meth:`mean`, every source bought now.
+
+        Returns
+        -------
+        (Problem, numpy.ndarray)
+            The problem, and per source whether its hours are bought now [bool].
+        """
+        problem = self.mean()
+        if self.recourse_price_x is None:
+            return problem, np.ones(self.n, dtype=bool)
+        later = np.where(self.later_ok, self.recourse_price_x * (self.probability @ self.later_cost), np.inf)
+        return problem.with_cost(np.minimum(problem.cost, later)), problem.cost <= later
+
 
 def one_scenario(problem: Problem) -> ScenarioProblem:
     """The deterministic program as a scenario problem: one scenario of probability 1 at the

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scenario_oracle
@@ -65,7 +67,6 @@ def test_scaling_one_source_is_the_weighted_curve(weights):
     s = problem.sources.copy()
     s.loc[twin, "rate"] *= mean
     s.loc[twin, "saturation_hours"] *= mean
-    from dataclasses import replace
 
     weighted = solve_problem(replace(problem, sources=s), tolerance=1e-7)
     assert plan.expected_value == pytest.approx(weighted.value, rel=2e-7)
@@ -134,6 +135,25 @@ def test_recourse_at_todays_price_leaves_nothing_to_learn():
     assert result.evpi <= 3e-6 * result.value
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_plan_for_the_mean_scenario_waits_where_waiting_is_cheaper(seed):
+    """Later hours cheaper than today's in every scenario (M times a lower price): the plan
+    made for the mean scenario, with the same recourse, buys nothing now, as the stochastic
+    plan does (an hour bought later is bought knowing the scenario, and for less), so the VSS
+    is 0. Made without recourse, that plan would buy everything now and overstate the VSS."""
+    problem, sc = _random_problem(4, 12, seed)
+    m = 1.05
+    today = problem.sources["price_usd_per_hour"].to_numpy()
+    sc.values["price_usd_per_hour"][:] = (0.8 * today)[None, :] - (0.9 * problem.column("transport_usd_per_hour") / m)
+    sc.values["price_usd_per_hour"][:] = np.maximum(sc.values["price_usd_per_hour"], 0.0)
+    sp = scenario_problem(problem, sc, recourse_price_x=m)
+    assert np.all(m * sp.later_cost < problem.cost)  # waiting is cheaper in every scenario
+    result = solve_uncertain(sp, tolerance=1e-6)
+    assert np.all(result.plan.sources["hours"].to_numpy() == 0)
+    assert np.all(result.mean_plan_hours == 0)
+    assert result.vss <= 2e-6 * result.value
+
+
 @pytest.mark.parametrize(("n", "count", "seed"), CASES)
 @pytest.mark.parametrize("options", [{}, {"risk_weight": 0.5, "risk_alpha": 0.25}, {"recourse_price_x": 1.3}])
 def test_evpi_and_vss_are_not_negative(n, count, seed, options):
@@ -175,6 +195,19 @@ def _exact_hours(problem):
     return np.clip(res.x * scale, 0.0, s["available_hours"].to_numpy())
 
 
+def _mean_scenario_hours(sp):
+    """The hours bought now of the exact plan made for the mean scenario. Without recourse, the
+    deterministic plan at the mean numbers; with it, an hour is bought at the cheaper of today's
+    all-in price and M times the mean later one (one scenario: nothing is learnt by waiting),
+    so the plan at those prices, kept only where today's is the cheaper, is what it buys now."""
+    mean = sp.mean()
+    if sp.recourse_price_x is None:
+        return _exact_hours(mean)
+    later = sp.recourse_price_x * (sp.probability @ sp.later_cost)
+    now = mean.cost <= later
+    return np.where(now, _exact_hours(mean.with_cost(np.minimum(mean.cost, later))), 0.0)
+
+
 def _reference_information(sp):
     """EVPI and VSS from the independent LP, as intervals: the plan's objective of the
     wait-and-see values less the stochastic optimum; the stochastic optimum less the
@@ -184,7 +217,7 @@ def _reference_information(sp):
     best = [scenario_oracle.solve(one_scenario(sp.scenario(k))) for k in range(sp.count)]
     ws_lo = sp.objective(np.array([b.value for b in best]))
     ws_hi = sp.objective(np.array([b.upper for b in best]))
-    mean = scenario_oracle.solve(sp, fixed_hours=_exact_hours(sp.mean()))
+    mean = scenario_oracle.solve(sp, fixed_hours=_mean_scenario_hours(sp))
     evpi = (ws_lo - stochastic.upper, ws_hi - stochastic.value)
     vss = (stochastic.value - mean.upper, stochastic.upper - mean.value)
     return evpi, vss
