@@ -26,6 +26,7 @@ from .cards import (
     models_dir,
 )
 from .cluster import Cluster, check_field, read_cluster
+from .csvcells import read_csv_text
 from .schema import (
     ACCELERATOR_FIELDS,
     CLUSTER_FIELDS,
@@ -41,7 +42,7 @@ from .schema import (
     UNCERTAIN_COLUMNS,
     USER_COLUMN_PREFIX,
 )
-from .sources import check_source_value, read_csv_text, read_sources
+from .sources import check_source_value, read_sources
 
 __all__ = [
     "ACCELERATOR_FIELDS",

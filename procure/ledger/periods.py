@@ -29,8 +29,8 @@ import pandas as pd
 
 from ..errors import LedgerError
 from ..spec import Range, check_cell, did_you_mean
+from .csvcells import read_csv_text, record_lines, unknown_source
 from .schema import LEAST, MOST_HOURS, MOST_USD, USER_COLUMN_PREFIX
-from .sources import read_csv_text, record_lines, unknown_source
 
 #: File name of a ledger's periods.
 PERIODS_FILE = "periods.csv"

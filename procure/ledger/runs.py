@@ -21,9 +21,9 @@ import pandas as pd
 
 from ..errors import LedgerError
 from ..spec import Range, check_series, did_you_mean
+from .csvcells import read_csv_text, record_lines
 from .csvtext import short
 from .schema import MOST_HOURS, USER_COLUMN_PREFIX
-from .sources import read_csv_text, record_lines
 
 #: File name of a ledger folder's runs.
 RUNS_FILE = "runs.csv"

@@ -28,9 +28,10 @@ import pandas as pd
 from ..curves import needs_scale
 from ..errors import LedgerError
 from ..spec import check, did_you_mean
+from .csvcells import read_csv_text, record_lines, unknown_source
 from .load import Ledger
 from .schema import OPTION_FIELDS, RANGE_SUFFIXES, UNCERTAIN_COLUMNS
-from .sources import check_source_value, read_csv_text, record_lines, unknown_source
+from .sources import check_source_value
 
 #: File name of a ledger's scenarios.
 SCENARIO_FILE = "scenarios.csv"

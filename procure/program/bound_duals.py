@@ -18,6 +18,7 @@ budget's: each bound is ``rhs / coefficient`` of its row, so it adds ``abs(d_s) 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,6 +107,43 @@ def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x:
     return out
 
 
+def capacity_rooms(built: BuiltModel) -> Iterator[tuple[np.ndarray, float]]:
+    """Per capacity of ``built.capacity_names``, each source's use of it [unit per h] and what
+    the hours already held leave of it, the right-hand side of its row [unit]."""
+    p = built.formulation.base
+    for name in built.capacity_names:
+        use = p.usage(name)
+        yield use, float(p.capacity[name] - use @ p.held)
+
+
+def s_shaped(built: BuiltModel) -> np.ndarray | None:
+    """The S-shaped sources of a one-scenario model, whose limit-derived bounds
+    :func:`carried_by_curves` counts [bool]; None where there are none, or several scenarios
+    (every bound is then counted by :func:`carried_by_bounds`)."""
+    if len(built.arrays.upper) != len(built.sources.upper):
+        return None
+    hill = ~built.arrays.concave
+    return hill if hill.any() else None
+
+
+def limit_duals(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray, on_off: np.ndarray,
+                columns: tuple[np.ndarray, np.ndarray, np.ndarray], row_dual: np.ndarray, col_dual: np.ndarray,
+                x: np.ndarray, rows: tuple[float, list[float]]) -> tuple[float, list[float]]:  # fmt: skip
+    """λ and each capacity's shadow price of one LP solution [value per unit]: ``rows``, the
+    budget's and each capacity's row duals, with what their limit-derived bounds carry, by the
+    LP's reduced costs (:func:`carried_by_bounds`) and, for S-shaped sources, by their curves'
+    slope (:func:`carried_by_curves`). The other parameters are :func:`carried_by_bounds`'s."""
+    hill = s_shaped(built)
+    lam, capacity = carried_by_bounds(built, x_cols, w_cols, on_off, columns, row_dual, col_dual, x, hill)
+    lam += rows[0]
+    capacity = [r + c for r, c in zip(rows[1], capacity, strict=True)]
+    if hill is not None:
+        more_lam, more = carried_by_curves(built, x, lam, capacity, hill)
+        lam += more_lam
+        capacity = [c + d for c, d in zip(capacity, more, strict=True)]
+    return lam, capacity
+
+
 def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: list[float],
                       hill: np.ndarray) -> tuple[float, list[float]]:  # fmt: skip
     """What the limit-derived bounds of S-shaped sources carry, from their curves' own slope.
@@ -121,7 +159,7 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
     Parameters
     ----------
     built : BuiltModel
-        A model of one scenario (a several-scenario model adds nothing here).
+        A model of one scenario (see :func:`s_shaped`).
     x : numpy.ndarray
         The hours bought now of each source [h].
     lam, capacity : float and list of float
@@ -135,12 +173,9 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
         What to add to λ and to each capacity's shadow price [value per unit].
     """
     a = built.sources
-    zero = (0.0, [0.0] * len(capacity))
-    if len(built.arrays.upper) != len(a.upper):
-        return zero
     at = hill & np.isfinite(a.upper) & (a.upper > 0) & (x >= a.upper * (1 - AT_BOUND))
     if not at.any():
-        return zero
+        return 0.0, [0.0] * len(capacity)
     p = built.formulation.base
     price = p.cost * lam
     for name, mu in zip(built.capacity_names, capacity, strict=True):
@@ -151,9 +186,7 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
         mine = at & a.budget_bounded
         added_lam = float(np.sum(reduced[mine] * a.upper[mine]) / built.bounds_budget)
     added = []
-    for name in built.capacity_names:
-        use = p.usage(name)
-        rhs = float(p.capacity[name] - use @ p.held)
+    for use, rhs in capacity_rooms(built):
         mine = at & ~a.budget_bounded & bounded_by(a.upper, use, rhs)
         added.append(float(np.sum(reduced[mine] * a.upper[mine]) / rhs) if mine.any() and rhs > 0 else 0.0)
     return added_lam, added
@@ -209,11 +242,8 @@ def carried_by_bounds(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray,
 
     a, c = built.sources, built.arrays
     lam = carried(a.budget_bounded, c.budget_bounded, built.bounds_budget)
-    p = built.formulation.base
     capacity = []
-    for name in built.capacity_names:
-        use = p.usage(name)
-        rhs = float(p.capacity[name] - use @ p.held)
+    for use, rhs in capacity_rooms(built):
         xs = bounded_by(a.upper, use, rhs) & ~a.budget_bounded
         ws = bounded_by(c.upper, np.tile(use, count), rhs) & ~c.budget_bounded
         capacity.append(carried(xs, ws, rhs))

@@ -37,7 +37,7 @@ import pyomo.environ as pyo
 from pyomo.common.tee import capture_output
 
 from ..errors import Reason, SolveError
-from .bound_duals import carried_by_bounds, carried_by_curves
+from .bound_duals import limit_duals
 from .model import BuiltModel
 from .model_rows import LiveNumbers, column_bounds, column_indices, linear_terms, rows_of, terms
 
@@ -392,15 +392,7 @@ class HighsModel:
             on_off[i] = self.row_of.get(id(m.buy_upper[i]), -1)
         lp = self.h.getLp()
         columns = (np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float), solution.columns)
-        one = len(self.built.arrays.upper) == len(self.x_cols)
-        hill = ~self.built.arrays.concave if one else None
-        lam, capacity = carried_by_bounds(
-            self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, solution.x, hill
-        )
-        lam += at(self.budget_rows)
-        capacity = [at(ks) + c for ks, c in zip(self.capacity_rows, capacity, strict=True)]
-        if hill is not None and hill.any():
-            more_lam, more = carried_by_curves(self.built, solution.x, lam, capacity, hill)
-            lam += more_lam
-            capacity = [c + d for c, d in zip(capacity, more, strict=True)]
+        given = (at(self.budget_rows), [at(ks) for ks in self.capacity_rows])
+        x = solution.x
+        lam, capacity = limit_duals(self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, x, given)
         return lam, capacity, [at(k) for k in self.mix_rows]
