@@ -51,7 +51,7 @@ import procure
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
 from procure.program import from_ledger, value
-from procure.program.dual import capacity_rows_of, coupling_rows
+from procure.program.rows import capacity_rows_of, coupling_rows
 from procure.program.scenarios import ScenarioProblem, scenario_problem
 from procure.program.wait_and_see import wait_and_see_values
 

@@ -49,7 +49,8 @@ from procure.ledger.scenarios import ledger_scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import source_arrays
 from procure.program.certify import dual_certified
-from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
+from procure.program.dual import solve_dual
+from procure.program.rows import capacity_rows_of, coupling_rows
 from procure.program.scenarios import scenario_problem
 from procure.program.solve import Program
 from procure.program.wait_and_see import wait_and_see_values

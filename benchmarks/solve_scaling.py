@@ -85,10 +85,11 @@ from procure.ledger import read_sources
 from procure.ledger.synthetic import random_ledger
 from procure.program import value
 from procure.program.bounds import source_arrays
-from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
+from procure.program.dual import solve_dual
 from procure.program.forms import initial_points
 from procure.program.plan import VALUE_ABS_TOLERANCE
 from procure.program.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
+from procure.program.rows import capacity_rows_of, coupling_rows
 from procure.program.solve import Program
 
 TOLERANCE = 1e-4

@@ -40,6 +40,7 @@ from ..errors import Reason, SolveError
 from ..program.certify import dual_certified
 from ..program.plan import LEAST_VALUE_SCALE, Plan
 from ..program.problem import Problem
+from ..program.rows import plan_within
 from ..program.scenarios import ScenarioProblem
 from ..program.solve import Program, solve_problem
 from ..program.stochastic import ScenarioPlan, scenario_plan, scenario_values
@@ -235,7 +236,9 @@ def solve_uncertain(
     with out_of_time(deadline, lambda: vss_part):
         mean, now = problem.mean_scenario()
         made = solve_by(mean, deadline, tolerance=tolerance)[1]
-        mean_hours = np.where(now, made.sources["hours"].to_numpy(dtype=float), 0.0)
+        # made within the mean problem's rows, by its solver's tolerance: pulled inside this one's
+        mean_hours = plan_within(problem.base, np.where(now, made.sources["hours"].to_numpy(dtype=float), 0.0),
+                                 problem.rate)  # fmt: skip
         if problem.recourse_price_x is None:
             mean_values = scenario_values(problem, mean_hours)
             mean_objective = problem.objective(mean_values)

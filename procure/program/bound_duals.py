@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .rows import mix_coefficients
+
 if TYPE_CHECKING:
     from .model import BuiltModel
 
@@ -128,23 +130,24 @@ def s_shaped(built: BuiltModel) -> np.ndarray | None:
 
 def limit_duals(built: BuiltModel, x_cols: np.ndarray, w_cols: np.ndarray, on_off: np.ndarray,
                 columns: tuple[np.ndarray, np.ndarray, np.ndarray], row_dual: np.ndarray, col_dual: np.ndarray,
-                x: np.ndarray, rows: tuple[float, list[float]]) -> tuple[float, list[float]]:  # fmt: skip
+                x: np.ndarray, rows: tuple[float, list[float], list[float]]) -> tuple[float, list[float]]:  # fmt: skip
     """λ and each capacity's shadow price of one LP solution [value per unit]: ``rows``, the
-    budget's and each capacity's row duals, with what their limit-derived bounds carry, by the
-    LP's reduced costs (:func:`carried_by_bounds`) and, for S-shaped sources, by their curves'
-    slope (:func:`carried_by_curves`). The other parameters are :func:`carried_by_bounds`'s."""
+    budget's, each capacity's and each mix bound's row duals, with what the budget's and the
+    capacities' limit-derived bounds carry, by the LP's reduced costs (:func:`carried_by_bounds`)
+    and, for S-shaped sources, by their curves' slope (:func:`carried_by_curves`). The other
+    parameters are :func:`carried_by_bounds`'s."""
     hill = s_shaped(built)
     lam, capacity = carried_by_bounds(built, x_cols, w_cols, on_off, columns, row_dual, col_dual, x, hill)
     lam += rows[0]
     capacity = [r + c for r, c in zip(rows[1], capacity, strict=True)]
     if hill is not None:
-        more_lam, more = carried_by_curves(built, x, lam, capacity, hill)
+        more_lam, more = carried_by_curves(built, x, lam, capacity, rows[2], hill)
         lam += more_lam
         capacity = [c + d for c, d in zip(capacity, more, strict=True)]
     return lam, capacity
 
 
-def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: list[float],
+def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: list[float], mix: list[float],
                       hill: np.ndarray) -> tuple[float, list[float]]:  # fmt: skip
     """What the limit-derived bounds of S-shaped sources carry, from their curves' own slope.
 
@@ -153,8 +156,11 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
     source past that breakpoint, and the price of one more unit of the limit sits on the
     fixed integers, where no row's dual shows it (λ read 0 where one S-shaped source took the
     whole budget). Over the sources ``hill`` at a bound derived from the budget or from a
-    capacity, this adds max(v'_s − c_s·λ − Σ u_s·μ, 0) · bound / rhs, ``v'_s`` the curve's own
-    marginal value at the plan's hours, as :func:`with_box_duals` adds it for the dual.
+    capacity, this adds max(v'_s − c_s·λ − Σ u_s·μ − Σ g_s·ν, 0) · bound / rhs, ``v'_s`` the
+    curve's own marginal value at the plan's hours, ``g_s`` its coefficient in each mix row and
+    ν that row's dual (:func:`procure.program.rows.mix_coefficients`: negative for a source
+    outside the bound's group, whose hours make room under it), as :func:`with_box_duals` adds
+    it for the dual.
 
     Parameters
     ----------
@@ -164,6 +170,8 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
         The hours bought now of each source [h].
     lam, capacity : float and list of float
         λ and each capacity's shadow price as read from the LP's duals [value per unit].
+    mix : list of float
+        Each mix bound's dual, in ``max_share`` order [value per effective h].
     hill : numpy.ndarray
         The sources whose curve is S-shaped (a piecewise form) [bool].
 
@@ -180,6 +188,8 @@ def carried_by_curves(built: BuiltModel, x: np.ndarray, lam: float, capacity: li
     price = p.cost * lam
     for name, mu in zip(built.capacity_names, capacity, strict=True):
         price = price + p.usage(name) * mu
+    for (key, share), nu in zip(p.max_share.items(), mix, strict=True):
+        price = price + mix_coefficients(p.rate, p.members(key), share) * nu
     reduced = np.maximum(p.marginal_value(x) - price, 0.0)
     added_lam = 0.0
     if built.bounds_budget > 0:

@@ -17,10 +17,12 @@ import math
 import numpy as np
 
 from .bounds import source_arrays
-from .dual import capacity_rows_of, coupling_rows, eligible, solve_dual
+from .dual import solve_dual
+from .paths import eligible
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import exact_hours
 from .problem import Mode, Problem
+from .rows import capacity_rows_of, coupling_rows
 
 
 def dual_certified_value(problem: Problem, tolerance: float, start: np.ndarray | None = None) -> float | None:

@@ -24,7 +24,6 @@ the Pyomo program certifies in one solve.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -52,49 +51,10 @@ from .newton import (  # noqa: F401  # the method's names, importable from here 
     minimise,
     within_resolution,
 )
-from .problem import Problem
+from .rows import CouplingRows
 
-#: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
-#: linear all or nothing.
-DUAL_CURVES = ("log", "exp", "power", "linear")
 #: Relative step of the central difference that gives the inverse derivative's slope [1].
 INVERSE_STEP = 1e-6
-
-
-@dataclass(frozen=True)
-class CouplingRows:
-    """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
-
-    Attributes
-    ----------
-    names : list of str
-        ``budget``, then each capacity with a row, then ``max_share:KEY`` per mix bound.
-    A : numpy.ndarray
-        Coefficients, rows × sources [$ per h, unit per h, effective h per h].
-    b : numpy.ndarray
-        Right-hand sides, held hours counted [$, unit, effective h].
-    """
-
-    names: list[str]
-    A: np.ndarray
-    b: np.ndarray
-
-
-def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
-    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows."""
-    p = problem
-    names, rows, rhs = ["budget"], [p.cost], [budget]
-    for name in capacity_names:
-        use = p.usage(name)
-        names.append(name)
-        rows.append(use)
-        rhs.append(float(p.capacity[name] - use @ p.held))
-    for key, share in p.max_share.items():
-        coef = p.rate * (p.members(key).astype(float) - share)
-        names.append(f"max_share:{key}")
-        rows.append(coef)
-        rhs.append(float(-(coef @ p.held)))
-    return CouplingRows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
 
 
 def hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
@@ -109,14 +69,6 @@ def hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.
     lo = np.asarray(value.inverse_derivative(low, curve, k, shape), dtype=float)
     de_dy = (hi - lo) / (y + step - low)
     return e / rate - held, de_dy / rate**2
-
-
-def eligible(a: CurveArrays) -> bool:
-    """True when every source's inner maximum has a closed form and no integer term is present."""
-    shaped = (a.curve != "power") | (a.shape <= 1)
-    return bool(
-        np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave) and not a.binary.any() and not (a.lots > 0).any()
-    )
 
 
 def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray,
@@ -223,10 +175,3 @@ def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
 def solve_dual(a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None) -> Dual:
     """Minimise g over μ ≥ 0 by projected Newton steps from ``start`` (else the budget alone)."""
     return minimise(_Dual(a, rows), start)
-
-
-def capacity_rows_of(problem: Problem) -> list[str]:
-    """The capacities that have a row: finite and used by some source."""
-    return [
-        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
-    ]

@@ -22,9 +22,10 @@ import numpy as np
 from ..curves import REGISTRY
 from . import value
 from .bounds import CurveArrays
-from .dual import DUAL_CURVES, INVERSE_STEP, CouplingRows, Dual, minimise
+from .dual import INVERSE_STEP, Dual, minimise
 from .kink_dual import KinkSteps
 from .kinks import linear_curves
+from .rows import CouplingRows
 from .scenarios import ScenarioProblem
 
 #: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
@@ -34,20 +35,6 @@ BISECTION_STEPS = 100
 ROOT_PRECISION = 1e-15
 #: Doublings of the bracket for a source without a finite box, from its saturation scale.
 BRACKET_DOUBLINGS = 200
-
-
-def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
-    """True for an expected-value program (no risk weight, recourse or mix bounds) of concave
-    curves the dual can price, with no integer terms."""
-    shaped = (a.curve != "power") | (a.shape <= 1)
-    return bool(
-        sp.risk_weight == 0
-        and sp.recourse_price_x is None
-        and not sp.base.max_share
-        and np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave)
-        and not a.binary.any()
-        and not (a.lots > 0).any()
-    )
 
 
 class _ExpectedDual(KinkSteps):

@@ -392,7 +392,8 @@ class HighsModel:
             on_off[i] = self.row_of.get(id(m.buy_upper[i]), -1)
         lp = self.h.getLp()
         columns = (np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float), solution.columns)
-        given = (at(self.budget_rows), [at(ks) for ks in self.capacity_rows])
+        mix = [at(k) for k in self.mix_rows]
+        given = (at(self.budget_rows), [at(ks) for ks in self.capacity_rows], mix)
         x = solution.x
         lam, capacity = limit_duals(self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, x, given)
-        return lam, capacity, [at(k) for k in self.mix_rows]
+        return lam, capacity, mix

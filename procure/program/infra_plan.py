@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .infrastructure import Infrastructure
-from .plan import UNSPENT_SHARE, Plan
+from .plan import Plan
+from .plan_notes import UNSPENT_SHARE
 from .problem import BOUGHT_HOURS, CAPACITIES
 
 #: Columns of the formats table (``Plan.infrastructure["formats"]``) with their units.

@@ -39,10 +39,9 @@ from ..curves import smallest_tangent_hours
 from ..errors import invalid
 from . import infra_rows, scenario_rows
 from .bounds import CurveArrays, check_lots, curve_arrays, source_arrays
-from .dual import eligible
-from .expected import qualifies
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
 from .infrastructure import Infrastructure
+from .paths import eligible, qualifies
 from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
 from .periods import PeriodProblem
 from .problem import Mode, Problem

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from .periods import PeriodProblem
-from .plan import BINDING_TOLERANCE, UNSPENT_SHARE, Plan
+from .plan import BINDING_TOLERANCE, Plan
+from .plan_notes import UNSPENT_SHARE
 from .problem import CAPACITIES
 from .value import derivative, value
 

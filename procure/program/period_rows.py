@@ -24,6 +24,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .bounds import CurveArrays
 from .periods import PeriodProblem
+from .rows import mix_coefficients
 
 
 def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
@@ -169,7 +170,7 @@ def add_mix_rows(m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, argu
         """Mix bound g at run t of scenario ω, as a row in the runs' aged hours."""
         k, t = divmod(b, T)
         key = groups[g]
-        coef = pp.qualities[k] * (p.members(key).astype(float) - p.max_share[key])
+        coef = mix_coefficients(pp.qualities[k], p.members(key), p.max_share[key])
         nz = np.flatnonzero(coef).tolist()
         rhs = -float(coef @ (pp.age[0, t] * held))
         return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= rhs

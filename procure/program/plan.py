@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ..output import jsonable
+from .plan_notes import plan_notes
 from .problem import CAPACITIES, Mode, Problem
+from .rows import mix_coefficients
 from .value import per_usd
 from .value import value as value_at
 
@@ -29,9 +31,6 @@ LEAST_VALUE_SCALE = 1e-12
 #: Least abs(bound) a relative gap is taken against, so that a plan worth 0 has a finite gap
 #: [own-hour equivalents].
 GAP_FLOOR = 1e-12
-#: Share of the budget left unspent above which a plan with λ = 0 says the budget is more
-#: than anything can use [1].
-UNSPENT_SHARE = 1e-6
 #: Relative slack under which a capacity or mix row counts as binding, and the share of its
 #: room within which a source counts as at zero or at its cap [1].
 BINDING_TOLERANCE = 1e-7
@@ -314,7 +313,7 @@ def read_plan(
         for name, price in shadow_prices.items():
             if name.startswith("max_share:"):
                 key = name.split(":", 1)[1]
-                charge += price / lam * p.rate * (p.members(key).astype(float) - p.max_share[key])
+                charge += price / lam * mix_coefficients(p.rate, p.members(key), p.max_share[key])
             else:
                 charge += price / lam * p.usage(name)
     dv = p.marginal_value(x)
@@ -349,29 +348,7 @@ def read_plan(
     for key, share in p.max_share.items():
         caps.append(row(f"max_share:{key}", "effective h", float(e[p.members(key)].sum()), share * float(e.sum())))
     spent = float(purchase.sum() + transport.sum())
-    notes = []
-    smallest = np.maximum(p.column("min_order_hours"), p.column("lot_hours"))
-    too_big = (smallest > room) & (room > 0)
-    for i in np.flatnonzero(too_big):
-        notes.append(
-            f"{s['source'].iloc[i]} cannot be bought: its smallest purchase ({smallest[i]:,.4g} h, its minimum "
-            f"order or one lot) is more than the {room[i]:,.4g} h that availability and capacities allow"
-        )
-    if p.mode is Mode.BUDGET:
-        budget = float(p.budget or 0.0)
-        least = p.least_order_usd
-        for i in np.flatnonzero((least > budget) & (least > 0) & ~too_big & (room > 0)):
-            notes.append(
-                f"{s['source'].iloc[i]} cannot be bought: its smallest purchase costs ${least[i]:,.2f}, "
-                "more than the budget"
-            )
-        if lam == 0 and budget > 0 and spent < budget * (1 - UNSPENT_SHARE):
-            notes.append(
-                f"the budget is more than anything can use: the plan spends ${spent:,.2f} of ${budget:,.2f}; "
-                "availability and capacities bind (see the capacities)"
-            )
-    for i in np.flatnonzero(room <= 0):
-        notes.append(f"{s['source'].iloc[i]} cannot be bought: nothing available or no capacity left")
+    notes = plan_notes(p, room, lam, spent)
     return Plan(
         mode=p.mode,
         status=Status.OPTIMAL if not gap > tolerance else Status.WITHIN_NOISE,

@@ -31,9 +31,11 @@ import numpy as np
 
 from . import value
 from .bounds import CurveArrays
-from .dual import coupling_rows, dual_bound, eligible, hours_at_price
+from .dual import dual_bound, hours_at_price
+from .paths import eligible
 from .plan import BINDING_TOLERANCE
 from .problem import BOUGHT_HOURS, Problem
+from .rows import coupling_rows
 from .state import Refined, Solving
 
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
@@ -130,22 +132,27 @@ def exact_hours(
     fee = p.column("fixed_fee_usd")
     coupling = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
     rows = _Rows(coupling.names, coupling.A, coupling.b, np.asarray(mu_start, dtype=float))
-    smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~((a.curve == "power") & (a.shape >= 1))
-    free = smooth & (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
+    straight = a.concave & ((a.curve == "linear") | ((a.curve == "power") & (a.shape >= 1)))
+    smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~straight
+    movable = (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
+    free, linear = smooth & movable, straight & movable
     lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
     hi = a.room
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(hi), hi, 1.0))
-    state = np.where(~free, 0, np.where(x0 <= lo + tol, 1, np.where(x0 >= hi - tol, 2, 3)))  # fixed, lo, hi, between
+    # fixed, at its lower bound, at its upper bound, between (smooth), at its kink (linear, between)
+    inside = np.where(smooth, 3, 4)
+    state = np.where(~(free | linear), 0, np.where(x0 <= lo + tol, 1, np.where(x0 >= hi - tol, 2, inside)))
     binding = rows.dual > DUAL_ZERO
     mu = np.where(binding, rows.dual, 0.0)
     fixed_x = np.where(free, 0.0, x0)
     for _change in range(MAX_ACTIVE_SET_CHANGES):
         x, mu, ok = _newton(rows, a, state, binding, mu, fixed_x, lo, hi)
+        fixed_x = np.where(state == 4, x, fixed_x)  # a kink's hours: where the rows put them
         if not ok:
             return None
         changed = False
         c = rows.A.T @ mu
-        between = state == 3
+        between = (state == 3) | (state == 4)
         slope = np.asarray(value.derivative(a.rate * (a.held + x), a.curve, a.k, a.shape), dtype=float) * a.rate
         below, above = between & (x < lo), between & (x > hi)
         if below.any() or above.any():
@@ -167,7 +174,8 @@ def exact_hours(
             (state == 2) & (slope < c * (1 - RELEASE_MARGIN))
         )
         if release.any() and not changed:
-            state = np.where(release, 3, state)
+            state = np.where(release, inside, state)
+            fixed_x = np.where(release & linear, x, fixed_x)
             changed = True
         if not changed:
             break
@@ -177,7 +185,7 @@ def exact_hours(
     if np.any(rows.A @ x > rows.b + FEASIBILITY * scale) or np.any(x < lo - tol) or np.any(x > hi + tol):
         return None
     x = np.clip(x, lo, hi)
-    x = np.where(free | (x > BOUGHT_HOURS), x, 0.0)
+    x = np.where(free | linear | (x > BOUGHT_HOURS), x, 0.0)
     _e, v = a.value_of(x)
     true_value = float(np.sum(v))
     if true_value < floor - FEASIBILITY * max(1.0, abs(floor)):
@@ -193,14 +201,21 @@ def _newton(
     rows: _Rows, a: CurveArrays, state: np.ndarray, binding: np.ndarray, mu: np.ndarray, fixed_x: np.ndarray,
     lo: np.ndarray, hi: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
-    """Solve the binding rows for their multipliers with the between sources at their price."""
+    """Solve the binding rows for their multipliers with the between sources at their price.
+
+    A linear source at its kink (state 4) is not a function of its price: its hours are
+    unknowns beside the multipliers, and its marginal value ρσφ equal to its price in
+    multipliers an equation beside the rows (the saddle-point system of the optimality
+    conditions; ``fixed_x`` holds the kinks' hours to start from)."""
     A = rows.A
     between = state == 3
-    B = _independent(A[:, between], np.flatnonzero(binding), rows.dual)
+    kink = np.flatnonzero(state == 4)
+    B = _independent(A[:, between | (state == 4)], np.flatnonzero(binding), rows.dual)
 
-    def hours(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def hours(m: np.ndarray, xk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = np.where(state == 1, lo, np.where(state == 2, hi, fixed_x))
         x = np.where(np.isfinite(x), x, 0.0)
+        x[kink] = xk
         slope = np.zeros_like(x)
         if between.any():
             c = A[:, between].T @ m
@@ -211,38 +226,42 @@ def _newton(
             x[between], slope[between] = xb, sb
         return x, slope
 
-    def residual(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        x, slope = hours(m)
+    def residual(m: np.ndarray, xk: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x, slope = hours(m, xk)
         scale = np.maximum(1.0, np.abs(rows.b[B]) + np.abs(A[B]) @ np.abs(np.where(np.isfinite(x), x, 0.0)))
-        return (A[B] @ x - rows.b[B]) / scale, x, slope
+        priced = (A[:, kink].T @ m - a.rate[kink]) / a.rate[kink]
+        return np.concatenate([(A[B] @ x - rows.b[B]) / scale, priced]), x, slope
 
+    m, xk = mu.copy(), fixed_x[kink].copy()
     if len(B) == 0:
-        x, slope = hours(mu)
-        return x, mu, bool(np.all(np.isfinite(slope)))
-    m = mu.copy()
-    f, x, slope = residual(m)
+        x, slope = hours(m, xk)
+        return x, m, bool(np.all(np.isfinite(slope))) and len(kink) == 0
+    f, x, slope = residual(m, xk)
     for _step in range(MAX_NEWTON_STEPS):
         if not np.all(np.isfinite(f)):
             return x, m, False
         if np.max(np.abs(f)) <= ROW_TOLERANCE:
             return x, m, True
         scale = np.maximum(1.0, np.abs(rows.b[B]) + np.abs(A[B]) @ np.abs(x))
-        J = (A[B][:, between] * slope[between]) @ A[B][:, between].T / scale[:, None]
+        J = np.zeros((len(B) + len(kink), len(B) + len(kink)))
+        J[: len(B), : len(B)] = (A[B][:, between] * slope[between]) @ A[B][:, between].T / scale[:, None]
+        J[: len(B), len(B) :] = A[B][:, kink] / scale[:, None]
+        J[len(B) :, : len(B)] = (A[B][:, kink] / a.rate[kink]).T
         try:
             delta = np.linalg.solve(J, f)
         except np.linalg.LinAlgError:
             return x, m, False
         t = 1.0
         for _half in range(40):
-            trial = m.copy()
-            trial[B] = m[B] - t * delta
-            f_new, x_new, slope_new = residual(trial)
+            trial, trial_k = m.copy(), xk - t * delta[len(B) :]
+            trial[B] = m[B] - t * delta[: len(B)]
+            f_new, x_new, slope_new = residual(trial, trial_k)
             if np.all(np.isfinite(f_new)) and np.max(np.abs(f_new)) < np.max(np.abs(f)):
                 break
             t *= 0.5
         else:
             return x, m, False
-        m, f, x, slope = trial, f_new, x_new, slope_new
+        m, xk, f, x, slope = trial, trial_k, f_new, x_new, slope_new
     return x, m, bool(np.max(np.abs(f)) <= ROW_TOLERANCE)
 
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 import numpy as np
 
 from .bound_duals import with_box_duals
-from .dual import coupling_rows
 from .forms import add_cuts
 from .highs import Solution
 from .infra_plan import option_spend, read_infra_plan
@@ -23,6 +22,7 @@ from .periods import PeriodProblem
 from .plan import Plan, read_plan, relative_gap
 from .polish import DUAL_ZERO, polish
 from .problem import CAPACITIES
+from .rows import coupling_rows
 from .state import Refined, Solving
 
 

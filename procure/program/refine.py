@@ -16,12 +16,14 @@ import numpy as np
 
 from ..errors import Reason, SolveError
 from .crossover import start_from
-from .dual import CouplingRows, coupling_rows, eligible, solve_dual
-from .expected import qualifies, solve_expected_dual
+from .dual import solve_dual
+from .expected import solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
+from .paths import eligible, qualifies
 from .periods import PeriodProblem
 from .plan import VALUE_ABS_TOLERANCE, closes, relative_gap
 from .polish import FEASIBILITY, Polished, polish_from
+from .rows import CouplingRows, coupling_rows
 from .scenarios import ScenarioProblem
 from .state import Refined, Solving
 

@@ -19,6 +19,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .bounds import CurveArrays
 from .problem import Problem
+from .rows import mix_coefficients
 from .scenarios import ScenarioProblem
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def mix_rows(
     def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
         """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
         key = groups[g]
-        coef = sp.rate[k] * (problem.members(key).astype(float) - problem.max_share[key])
+        coef = mix_coefficients(sp.rate[k], problem.members(key), problem.max_share[key])
         nz = np.flatnonzero(coef).tolist()
         return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
 

@@ -280,22 +280,6 @@ class Program:
             raise SolveError(diagnose(self.built), Reason.INFEASIBLE)
         raise SolveError("unbounded: the value has no ceiling (a free, unlimited source?)", Reason.UNBOUNDED)
 
-    def _check_minimum_orders(self) -> None:
-        p = self.problem
-        budget = self.budget
-        room = self.built.room
-        least = np.where(room > 0, p.least_order_usd, np.inf)
-        if budget > 0 and (room > 0).any() and np.all(least > budget) and self.fixed_hours is None:
-            i = int(np.argmin(least))
-            s = p.sources
-            hours = max(s["min_order_hours"].iloc[i], s["lot_hours"].iloc[i])
-            raise SolveError(
-                f"budget = {budget:,.2f} buys nothing: it is below every source's minimum order (the least is "
-                f"{s['source'].iloc[i]!r}: {hours:g} h × ${p.cost[i]:,.2f} + fee "
-                f"${s['fixed_fee_usd'].iloc[i]:,.2f} = ${least[i]:,.2f})",
-                Reason.INFEASIBLE,
-            )
-
     # ------------------------------------------------------------------ solving
 
     def solve(self) -> Plan:
@@ -312,7 +296,6 @@ class Program:
         with PauseGC():  # the cuts added are objects that live on with the model
             if self.problem.mode is Mode.TARGET:
                 return solve_target(self, t0, deadline)
-            self._check_minimum_orders()
             r = refine(self, deadline, self.tolerance)
             r, lam, shadow = self.exact(r, deadline)
             return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)

@@ -38,6 +38,11 @@ LEAST_FIRST_BUDGET = 1e-9
 LEAST_MONEY_SCALE = 1e-12
 #: Most budget-mode solves target mode makes while bracketing and narrowing the money.
 MAX_TARGET_STEPS = 200
+#: The first budget at which the least money meeting the mix bounds is sought again where
+#: sources' bounds come from the budget [$], and the factor by which that budget then grows
+#: until the least money lies within it [1].
+MIX_FLOOR_FIRST_BUDGET = 1e4
+MIX_FLOOR_GROWTH = 10.0
 
 
 def most_money(program: Solving) -> float:
@@ -94,8 +99,22 @@ def _mix_floor(program: Solving) -> tuple[float, float]:
     """
     if not program.problem.max_share:
         return 0.0, 0.0
-    program.at_budget(0.0)
-    found = least_money(program.built)
+    # The least-money model has no budget row, but where a source's bound (an S-shaped curve's
+    # last breakpoint, its lots' count, its on/off) comes from what the budget buys, it has the
+    # bound of the budget it was put at: at 0, none of those sources could be bought. The least
+    # money L is found once the budget is at least L (the cheapest plan then lies within every
+    # bound), so the budget grows until the least money found is within it.
+    most = min(most_money(program), MOST_USD)
+    budget = 0.0
+    while True:
+        program.at_budget(budget)
+        built = program.built
+        found = least_money(built)
+        bounded = bool(built.sources.budget_bounded.any() or built.arrays.budget_bounded.any())
+        if not bounded or budget >= most or (found is not None and found[0] <= budget):
+            break
+        budget = min(most, max(MIX_FLOOR_GROWTH * budget, found[0] if found is not None else 0.0,
+                               MIX_FLOOR_FIRST_BUDGET))  # fmt: skip
     if found is None:
         raise SolveError(diagnose(program.built, money=True), Reason.INFEASIBLE)
     least, bound = found

@@ -3,7 +3,7 @@ minimised together, each certified by its own bounds.
 
 EVPI needs, for every scenario ω, the best value of the deterministic problem at ω's numbers
 (:meth:`procure.program.scenarios.ScenarioProblem.scenario`). Where that problem qualifies
-for the dual (:func:`procure.program.dual.eligible`: concave curves with a closed-form
+for the dual (:func:`procure.program.paths.eligible`: concave curves with a closed-form
 inverse derivative, no integer terms), its dual is that of :mod:`procure.program.dual` with
 ω's rates and scales; the scenarios share the sources, their curves, boxes and capacity rows,
 so the K duals are minimised as one batch: every evaluation is a few array operations on
@@ -44,21 +44,18 @@ from .dual import (
     NEWTON_RIDGE,
     STALL_RESOLUTION,
     at_resolution,
-    capacity_rows_of,
-    coupling_rows,
-    eligible,
     within_resolution,
 )
 from .kinks import kinked_sources, on_hyperplanes, pivot_step
 from .newton import held_at_zero
+from .paths import eligible
 from .plan import VALUE_ABS_TOLERANCE
 from .polish import FEASIBILITY
 from .problem import Mode
+from .rows import capacity_rows_of, coupling_rows, mix_coefficients, within_rows
 from .scenarios import ScenarioProblem
 from .step_limits import nearest_breakpoint
 
-#: Passes of :func:`within_rows` over the broken coupling rows [1].
-WITHIN_ROWS_PASSES = 3
 #: Newton steps a scenario takes at a kink where neither a kink step nor a dual simplex step
 #: holds, before it leaves the batch for its dual on its own [steps]: a scenario that needs
 #: more takes ever shorter steps and is rarely certified (1 to 3 sufficed on the ledgers tried).
@@ -264,31 +261,6 @@ def _pivots(d: BatchDual, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.
     return ~held
 
 
-def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``x`` with the hours that break a coupling row scaled down until it holds (per scenario).
-
-    A broken row r's sources with a positive coefficient are scaled by
-    ``β_r = (b_r + N_r) / P_r`` (``P_r``, ``N_r`` the row's positive and negative parts at ``x``),
-    each source by the least β of the rows it breaks, in :data:`WITHIN_ROWS_PASSES` passes; NaN
-    rows where a broken row cannot be met so (``b_r + N_r < 0``). The dual's hours break a row by
-    float noise at most, so one pass is the rule.
-    """
-    x = x.copy()
-    for _pass in range(WITHIN_ROWS_PASSES):
-        positive = np.einsum("kmn,kn->km", np.maximum(A, 0.0), x)
-        negative = np.einsum("kmn,kn->km", np.maximum(-A, 0.0), x)
-        over = positive - negative > b
-        if not over.any():
-            break
-        with np.errstate(divide="ignore", invalid="ignore"):
-            beta = np.where(over, (b + negative) / positive, 1.0)
-        beta = np.where(over & ~(beta >= 0), np.nan, np.minimum(beta, 1.0))
-        # each source: the least β of the broken rows it has a positive coefficient in
-        factor = np.min(np.where(A > 0, beta[:, :, None], 1.0), axis=1)
-        x = x * factor
-    return x
-
-
 def _qualified_arrays(sp: ScenarioProblem) -> CurveArrays | None:
     """The sources' arrays where the scenarios' duals can be minimised together, else None."""
     if sp.base.mode is not Mode.BUDGET or sp.count == 0:
@@ -309,7 +281,7 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
     equivalents], or None where it is not (the caller solves that scenario on its own).
 
     All None where the problem does not qualify: target mode, integer terms, a curve the dual
-    cannot invert (:func:`procure.program.dual.eligible`).
+    cannot invert (:func:`procure.program.paths.eligible`).
     """
     base = sp.base
     count = sp.count
@@ -325,7 +297,7 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
         A[:, 0, :] = np.minimum(base.cost[None, :], later)
     first_mix = 1 + len(names)
     for j, (key, share) in enumerate(base.max_share.items()):
-        coef = sp.rate * (base.members(key).astype(float) - share)[None, :]
+        coef = mix_coefficients(sp.rate, base.members(key), share)
         A[:, first_mix + j, :] = coef
         b[:, first_mix + j] = -(coef @ a.held)
     d = BatchDual(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)

@@ -16,8 +16,8 @@ import pytest
 from test_dual_kinks import _arrays, _primal_optimum
 
 from procure.program.batch_kinks import batch_kink_step
-from procure.program.dual import CouplingRows
 from procure.program.kinks import kink_step, kinked_sources
+from procure.program.rows import CouplingRows
 from procure.program.wait_and_see import BatchDual, minimise_batch
 
 

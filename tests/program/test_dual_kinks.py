@@ -26,7 +26,8 @@ from procure.ledger.scenarios import ledger_scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import CurveArrays, source_arrays
 from procure.program.certify import dual_certified
-from procure.program.dual import CouplingRows, capacity_rows_of, coupling_rows, solve_dual
+from procure.program.dual import solve_dual
+from procure.program.rows import CouplingRows, capacity_rows_of, coupling_rows
 from procure.program.scenarios import scenario_problem
 from procure.program.solve import Program
 

@@ -18,7 +18,8 @@ import pytest
 from procure import from_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program.bounds import source_arrays
-from procure.program.dual import capacity_rows_of, coupling_rows, solve_dual
+from procure.program.dual import solve_dual
+from procure.program.rows import capacity_rows_of, coupling_rows
 from procure.program.solve import Program
 
 CASES = [(seed, m) for seed in range(24) for m in (0.3, 1.0, 3.0)]

@@ -445,15 +445,31 @@ def test_infeasible_holdings():
         solve(from_ledger(DEFAULT_LEDGER, budget=1_000, cluster=small))
 
 
-def test_budget_below_every_minimum_order():
+def test_a_budget_below_every_minimum_order_is_the_empty_plan_with_a_note():
+    # before: an error ("budget = 10.00 buys nothing: it is below every source's minimum order")
+    # where a budget of 0 gave the empty plan; buying nothing is the optimal plan of both
     rows = DEFAULT_LEDGER.sources.copy()
     rows["min_order_hours"] = 100.0
-    problem = from_ledger(Ledger(rows, DEFAULT_LEDGER.cluster, DEFAULT_LEDGER.path), budget=10.0)
-    with pytest.raises(
-        SolveError,
-        match=r"budget = 10\.00 buys nothing: it is below every source's minimum order \(the least is 'sim': 100 h × \$0\.19",
-    ):
-        solve(problem)
+    ledger = Ledger(rows, DEFAULT_LEDGER.cluster, DEFAULT_LEDGER.path)
+    plan = solve(from_ledger(ledger, budget=10.0))
+    nothing = solve(from_ledger(ledger, budget=0.0))
+    assert plan.sources["hours"].tolist() == [0.0] * len(rows)
+    assert plan.value == pytest.approx(nothing.value, rel=1e-12)
+    assert plan.value == pytest.approx(float(plan.sources["value"].sum()), rel=1e-12)  # the hours held alone
+    assert plan.value_upper_bound <= plan.value * (1 + 1e-4)
+    assert plan.notes[0] == (
+        "the budget $10.00 buys nothing: it is below every source's least order, so the plan is the hours held "
+        "(the least order is 'sim': 100 h × $0.19 = $19.00)"
+    )
+    assert not any("more than anything can use" in note for note in plan.notes)
+
+
+def test_a_budget_below_every_fee_names_the_least_fee():
+    rows = DEFAULT_LEDGER.sources.copy()
+    rows["fixed_fee_usd"] = [300.0, 50.0, 80.0, 500.0, 90.0]
+    plan = solve(from_ledger(Ledger(rows, DEFAULT_LEDGER.cluster, DEFAULT_LEDGER.path), budget=40.0))
+    assert plan.sources["hours"].sum() == 0.0
+    assert "(the least order is 'twin': its fee $50.00 = $50.00)" in plan.notes[0]
 
 
 def test_hill_shape_must_be_positive():

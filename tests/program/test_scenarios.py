@@ -126,6 +126,28 @@ def test_recourse_plan_matches_an_independent_lp(n, count, seed):
         np.testing.assert_allclose(r["usd"], 1.15 * sp.later_cost[k, i] * r["hours"], rtol=1e-12)
 
 
+def test_recourse_with_a_mean_plan_at_its_budget_to_the_last_cent_is_not_infeasible():
+    """The plan made for the mean scenario spends its budget to float noise (here $1e-7 over
+    $100,000) and fills the accelerators as closely: valued in every scenario with its hours
+    fixed, that noise must not leave the recourse program without a plan (it did: "infeasible:
+    no plan meets the budget, the capacities and the mix bounds in every scenario"). The plan,
+    its EVPI and VSS, against an independent LP."""
+    ledger = load_ledger()
+    s = ledger.sources[ledger.sources["source"].isin(["own", "twin", "force", "sim"])].reset_index(drop=True)
+    sc = ledger_scenarios(s, 10, 2, columns=("exchange_rate", "saturation_hours"), spread=0.9)
+    sp = scenario_problem(from_ledger(replace(ledger, sources=s), budget=100_000), sc, recourse_price_x=1.3)
+    got = solve_uncertain(sp, tolerance=TOL, workers=1)
+    want = scenario_oracle.solve(sp)
+    assert abs(got.value - want.value) <= TOL * abs(want.upper)
+    assert got.vss >= 0 and got.evpi >= 0
+    assert got.mean_plan_objective <= got.value * (1 + TOL)
+    # the mean plan's hours, as valued, meet every row of the program
+    hours = got.mean_plan_hours
+    assert sp.base.spend(hours) <= 100_000
+    for name, limit in sp.base.capacity.items():
+        assert sp.base.usage(name) @ (sp.base.held + hours) <= limit
+
+
 def test_recourse_at_todays_price_leaves_nothing_to_learn():
     """With later hours at today's price (M = 1) and prices that do not move, waiting costs
     nothing: the plan reaches the wait-and-see value and the EVPI is 0 within the tolerance."""

@@ -137,3 +137,52 @@ def test_a_target_out_of_reach_within_the_largest_budget_says_so():
     assert f"{MOST_USD:,.0f}" in str(raised.value)
     reached = solve_problem(from_ledger(unlimited, target=5_000.0))
     assert reached.value >= 5_000.0 * (1 - 1e-9)
+
+
+def _integer_ledger(seed: int):
+    """The default ledger with the hours of one source held, S-shaped curves, lots, minimum
+    orders and fees drawn at random, sometimes a source without end: a mix bound on the held
+    source then needs purchases of sources whose bound the model takes from what the budget buys."""
+    from procure.ledger import load_ledger
+
+    default = load_ledger()
+    rng = np.random.default_rng(seed)
+    rows = default.sources.copy()
+    n = len(rows)
+    j = int(rng.integers(n))
+    rows["held_hours"] = 0.0
+    rows.loc[j, "held_hours"] = float(rng.uniform(100, 1000))
+    for i in range(n):
+        r = rng.random()
+        if r < 0.3:
+            rows.loc[i, ["curve", "curve_shape"]] = ["hill", float(rng.uniform(1.5, 3))]
+        elif r < 0.5:
+            rows.loc[i, "lot_hours"] = float(rng.choice([10, 50, 100]))
+        elif r < 0.65:
+            rows.loc[i, "min_order_hours"] = float(rng.choice([20, 100]))
+            rows.loc[i, "fixed_fee_usd"] = float(rng.choice([0, 500, 2000]))
+    if rng.random() < 0.5:
+        rows.loc[int(rng.integers(n)), "available_hours"] = math.inf
+    share = float(rng.uniform(0.05, 0.4))
+    budget = float(rng.uniform(1e5, 5e5))
+    fraction = float(rng.uniform(0.5, 0.99))
+    return Ledger(rows, default.cluster, default.path), {rows["source"].iloc[j]: share}, budget, fraction
+
+
+@pytest.mark.parametrize("seed", [11, 27])
+def test_with_integer_terms_a_mix_the_held_hours_break_is_restored_in_target_mode(seed):
+    # before: "the mix bounds contradict each other" although budget mode at a larger budget
+    # finds a plan past the target: the least money meeting the mix was sought with every bound
+    # that comes from the budget at a budget of 0
+    ledger, shares, budget, fraction = _integer_ledger(seed)
+    big = solve_problem(from_ledger(ledger, budget=budget, max_share=shares))
+    target = fraction * big.value
+    plan = solve_problem(from_ledger(ledger, target=target, max_share=shares))
+    money = float(plan.sources["purchase_usd"].sum() + plan.sources["transport_usd"].sum())
+    assert plan.value >= target * (1 - 1e-9)
+    assert money <= budget * (1 + 1e-4)  # the larger budget reached more than the target
+    assert plan.money_lower_bound <= money
+    # the plan meets the mix bound it was asked for
+    ((key, share),) = shares.items()
+    e = plan.sources["effective_hours"].to_numpy(float)
+    assert e[list(plan.sources["source"]).index(key)] <= share * e.sum() * (1 + 1e-7)

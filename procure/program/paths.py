@@ -1,0 +1,38 @@
+"""Which path solves a program: the questions the model builder and the solvers both ask of
+its curves and rows, answered without either importing the other.
+
+A program whose every curve has hours in closed form at a price (:data:`DUAL_CURVES`, power
+only with β ≤ 1) and no integer term is minimised by its Lagrangian dual
+(:func:`eligible`); an expected-value program over scenarios with no risk term, recourse or
+mix bound, by the dual of its probability-weighted curves (:func:`qualifies`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bounds import CurveArrays
+from .scenarios import ScenarioProblem
+
+#: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
+#: linear all or nothing.
+DUAL_CURVES = ("log", "exp", "power", "linear")
+
+
+def _closed_form(a: CurveArrays) -> bool:
+    """Every curve's hours at a price in closed form, and no integer term."""
+    shaped = (a.curve != "power") | (a.shape <= 1)
+    return bool(
+        np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave) and not a.binary.any() and not (a.lots > 0).any()
+    )
+
+
+def eligible(a: CurveArrays) -> bool:
+    """True when every source's inner maximum has a closed form and no integer term is present."""
+    return _closed_form(a)
+
+
+def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
+    """True for an expected-value program (no risk weight, recourse or mix bounds) of concave
+    curves the dual can price, with no integer terms."""
+    return sp.risk_weight == 0 and sp.recourse_price_x is None and not sp.base.max_share and _closed_form(a)

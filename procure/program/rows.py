@@ -1,0 +1,139 @@
+"""The coupling rows of the program as arrays: which capacities have a row, each mix bound's
+coefficients, the rows ``A x ≤ b`` of one scenario, and hours pulled back inside them.
+
+Every reader of the rows outside the Pyomo model (the dual, the wait-and-see values, the exact
+hours, the plan's readout, the diagnostics) and the model's row builders take them from here:
+
+* a capacity has a row where its limit is finite and some source uses it
+  (:func:`capacity_rows_of`);
+* a mix bound ``Σ_{s in G} e_s ≤ share · Σ_s e_s`` on effective hours ``e_s = rate_s (h0_s + x_s)``
+  is the row ``Σ_s rate_s (member_s − share) x_s ≤ −Σ_s rate_s (member_s − share) h0_s``, its
+  coefficients :func:`mix_coefficients` in any shape of rates (one scenario, scenarios × sources,
+  periods × sources);
+* the budget row prices each hour at its all-in cost.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .problem import Problem
+
+#: Passes of :func:`within_rows` over the broken coupling rows [1].
+WITHIN_ROWS_PASSES = 3
+
+
+def capacity_rows_of(problem: Problem) -> list[str]:
+    """The capacities that have a row: finite and used by some source."""
+    return [
+        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
+    ]
+
+
+def mix_coefficients(rate: np.ndarray, members: np.ndarray, share: float) -> np.ndarray:
+    """A mix bound's row coefficients ``rate · (member − share)`` [effective h per h].
+
+    Parameters
+    ----------
+    rate : numpy.ndarray
+        Effective hours per hour bought, ρσφ, in any shape whose last axis is the sources [1].
+    members : numpy.ndarray
+        Per source, whether it counts towards the bound [bool].
+    share : float
+        The bound's share of all effective hours [1].
+    """
+    return np.asarray(rate, dtype=float) * (np.asarray(members, dtype=float) - share)
+
+
+@dataclass(frozen=True)
+class CouplingRows:
+    """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
+
+    Attributes
+    ----------
+    names : list of str
+        ``budget``, then each capacity with a row, then ``max_share:KEY`` per mix bound.
+    A : numpy.ndarray
+        Coefficients, rows × sources [$ per h, unit per h, effective h per h].
+    b : numpy.ndarray
+        Right-hand sides, held hours counted [$, unit, effective h].
+    """
+
+    names: list[str]
+    A: np.ndarray
+    b: np.ndarray
+
+
+def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
+    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows."""
+    p = problem
+    names, rows, rhs = ["budget"], [p.cost], [budget]
+    for name in capacity_names:
+        use = p.usage(name)
+        names.append(name)
+        rows.append(use)
+        rhs.append(float(p.capacity[name] - use @ p.held))
+    for key, share in p.max_share.items():
+        coef = mix_coefficients(p.rate, p.members(key), share)
+        names.append(f"max_share:{key}")
+        rows.append(coef)
+        rhs.append(float(-(coef @ p.held)))
+    return CouplingRows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
+
+
+def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` with the hours that break a coupling row scaled down until it holds.
+
+    ``A`` is (problems × rows × sources), ``b`` (problems × rows), ``x`` (problems × sources).
+    A broken row r's sources with a positive coefficient are scaled by
+    ``β_r = (b_r + N_r) / P_r`` (``P_r``, ``N_r`` the row's positive and negative parts at ``x``),
+    each source by the least β of the rows it breaks, in :data:`WITHIN_ROWS_PASSES` passes; NaN
+    rows where a broken row cannot be met so (``b_r + N_r < 0``). Hours that break a row by float
+    noise (a plan polished to machine precision, a dual's hours) need one pass.
+    """
+    x = x.copy()
+    for _pass in range(WITHIN_ROWS_PASSES):
+        positive = np.einsum("kmn,kn->km", np.maximum(A, 0.0), x)
+        negative = np.einsum("kmn,kn->km", np.maximum(-A, 0.0), x)
+        over = positive - negative > b
+        if not over.any():
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            beta = np.where(over, (b + negative) / positive, 1.0)
+        beta = np.where(over & ~(beta >= 0), np.nan, np.minimum(beta, 1.0))
+        # each source: the least β of the broken rows it has a positive coefficient in
+        factor = np.min(np.where(A > 0, beta[:, :, None], 1.0), axis=1)
+        x = x * factor
+    return x
+
+
+def plan_within(problem: Problem, x: np.ndarray, rates: np.ndarray | None = None) -> np.ndarray:
+    """Hours ``x`` of a plan, pulled inside the rows of ``problem`` where float noise breaks one.
+
+    A plan read from another program (the plan made for the mean scenario, valued in every
+    scenario) meets that program's rows within its feasibility tolerance, and may break this
+    program's by as much; fixed as they are, its hours would leave this program no plan. The
+    budget row (the fees of the sources ``x`` buys taken off ``problem.budget``), the capacity
+    rows and the mix rows at each row of ``rates`` (scenarios × sources; ``problem.rate`` where
+    None) are met by :func:`within_rows`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The hours, each at most the given [h]; unchanged where every row holds.
+    """
+    x = np.asarray(x, dtype=float)
+    fee = problem.column("fixed_fee_usd") @ problem.bought(x)
+    base = coupling_rows(problem, float(problem.budget or 0.0) - float(fee), capacity_rows_of(problem))
+    plain = len(base.names) - len(problem.max_share)
+    A, b = [base.A[:plain]], [base.b[:plain]]
+    for rate in np.atleast_2d(problem.rate if rates is None else rates):
+        for key, share in problem.max_share.items():
+            coef = mix_coefficients(rate, problem.members(key), share)
+            A.append(coef[None, :])
+            b.append(np.array([-(coef @ problem.held)]))
+    within = within_rows(np.concatenate(A)[None], np.concatenate(b)[None], x[None])[0]
+    return np.where(np.isfinite(within), within, x)
