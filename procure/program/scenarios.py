@@ -103,6 +103,13 @@ class ScenarioProblem:
         """True for the deterministic program: one scenario, no risk term, no recourse."""
         return self.count == 1 and self.risk_weight == 0 and self.recourse_price_x is None
 
+    def settled(self) -> ScenarioProblem:
+        """The same problem with its base at the first scenario's rates and scales: for the
+        deterministic program (:attr:`certain`), whose paths read the base's numbers, a single
+        scenario that differs from the ledger (a group of one posterior draw, a scenarios file
+        of one scenario) is then what is solved."""
+        return replace(self, base=_with_curves(self.base, self.rate[0], self.saturation_hours[0]))
+
     def with_base(self, problem: Problem) -> ScenarioProblem:
         """The same scenarios over ``problem``, the same sources repriced (a new byte price, say):
         the later all-in price of an hour moves with its transport bill."""

@@ -101,6 +101,8 @@ class Program:
         self.single: PeriodProblem | None = None
         if isinstance(problem, PeriodProblem) and problem.count == 1 and problem.scenario_quality is None:
             self.single, problem = problem, single_period(problem)
+        if isinstance(problem, ScenarioProblem) and problem.certain:
+            problem = problem.settled()  # the deterministic paths read the base's numbers
         self.formulation: Formulation = (
             problem if isinstance(problem, ScenarioProblem | PeriodProblem | Infrastructure) else one_scenario(problem)
         )

@@ -136,3 +136,36 @@ def test_evppi_agrees_with_a_brute_force_nested_monte_carlo(two_sources):
     se_library = float(np.std(boot, ddof=1))
     assert abs(library - brute) <= 3 * math.hypot(se_brute, se_library), (library, brute, se_brute, se_library)
     assert 0 <= library <= info.plan.evpi + 1e-6
+
+
+def test_with_a_group_per_draw_evppi_is_evpi_as_the_brute_force_gives_it(two_sources):
+    # before: each group of one draw was solved at the ledger's numbers, not the draw's, and
+    # every EVPPI read 155.59 against an EVPI of 46.90 (draws 10, groups 10)
+    rho, k = _design(10, 1, seed=3)
+    problem = _problem(two_sources, rho, k)
+    names = pd.DataFrame({"source": ["twin", "twin"], "parameter": ["exchange_rate", "saturation_hours"]})
+    info = evppi(problem, names, np.column_stack([rho, k]), groups=10, tolerance=1e-7, workers=1)
+    value = _brute(two_sources, problem.base.cost, rho, k)
+    evpi = value.max(axis=0).mean() - value.mean(axis=1).max()
+    assert info.plan.evpi == pytest.approx(evpi, rel=1e-3)
+    for v in info.table["evppi"]:
+        assert v == pytest.approx(evpi, rel=1e-3)
+        assert 0 <= v <= info.plan.evpi
+
+
+def test_a_scenario_program_of_one_scenario_is_solved_at_that_scenarios_numbers(two_sources):
+    from procure.program.solve import solve_problem
+
+    rho, k = np.array([0.9]), np.array([50.0])
+    problem = _problem(two_sources, rho, k)
+    got = solve_problem(problem, tolerance=1e-7).value
+    assert got == pytest.approx(_brute(two_sources, problem.base.cost, rho, k).max(), rel=1e-6)
+
+
+def test_more_groups_than_draws_is_refused_before_any_work():
+    from procure.analyses.fit.evppi import draws_and_groups
+    from procure.errors import InputError
+
+    with pytest.raises(InputError, match=r"^groups = 11 is invalid: must be at most the draws \(10\)"):
+        draws_and_groups({"draws": 400, "groups": 10}, 10, 11)
+    assert draws_and_groups({"draws": 400, "groups": 10}, None, None) == (400, 10)

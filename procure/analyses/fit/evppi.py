@@ -12,7 +12,10 @@ given it, then the mean over θ_j. The draws are sorted by θ_j and cut into ``g
 of (nearly) equal count; each group stands for one value of θ_j and its draws for the
 conditional distribution of the rest, and one scenario program per group gives the inner
 maximum. Each group's best plan is worth at least x* there and at most the mean of its draws'
-own optima, so 0 ≤ EVPPI_j ≤ EVPI whatever the groups (to the solves' tolerance). Finer groups
+own optima, so 0 ≤ EVPPI_j ≤ EVPI whatever the groups (a difference within twice the
+tolerance reads as 0 below and as EVPI above); at most as many groups as draws, each group
+standing for the draws in it. A group of one draw is solved at that draw's numbers, so with a
+group per draw EVPPI_j is EVPI (:meth:`procure.program.scenarios.ScenarioProblem.settled`). Finer groups
 resolve θ_j better but average fewer draws each, which biases the inner maximum up (the
 known bias of nested Monte Carlo); ``docs/fit.md`` says how to choose them.
 
@@ -145,8 +148,11 @@ def evppi(
         weights = np.array([problem.probability[g].sum() for g in cut])
         value = float(weights @ best[at : at + len(cut)]) - plan.value
         at += len(cut)
-        if -2 * tolerance * max(abs(plan.value), LEAST_VALUE_SCALE) <= value < 0:
+        noise = 2 * tolerance * max(abs(plan.value), LEAST_VALUE_SCALE)
+        if -noise <= value < 0:
             value = 0.0
+        if plan.evpi < value <= plan.evpi + noise:  # the groups' optima within their tolerance
+            value = plan.evpi
         rows.append({"source": parameters["source"].iloc[j], "parameter": parameters["parameter"].iloc[j],
                      "evppi": value})  # fmt: skip
     table = pd.DataFrame(rows)
@@ -165,6 +171,32 @@ def ledger_plan_value(problem: ScenarioProblem, tolerance: float = DEFAULT_TOLER
 
     hours = solve_problem(problem.base, tolerance=tolerance).sources["hours"].to_numpy(dtype=float)
     return float(problem.probability @ scenario_values(problem, hours)), hours
+
+
+def draws_and_groups(settings: Any, draws: int | None, groups: int | None) -> tuple[int, int]:
+    """The draws and groups EVPPI takes, each checked against its setting's range and the groups
+    at most the draws (a group of no draw stands for no value of its number).
+
+    Parameters
+    ----------
+    settings : mapping
+        The fit's settings, whose ``draws`` and ``groups`` are the defaults.
+    draws, groups : int, optional
+        Given values [draws, groups].
+
+    Raises
+    ------
+    InputError
+        Either out of its range, or more groups than draws.
+    """
+    from ...errors import invalid
+    from .settings import check_setting
+
+    n = int(check_setting("draws", draws if draws is not None else int(settings["draws"])))
+    g = int(check_setting("groups", groups if groups is not None else int(settings["groups"])))
+    if g > n:
+        raise invalid("groups", g, f"must be at most the draws ({n:,}): each group stands for the draws in it")
+    return n, g
 
 
 def measure_next(
@@ -199,10 +231,8 @@ def measure_next(
     """
     from ...errors import InputError
     from ..solving import prepare
-    from .settings import check_setting
 
-    n = int(check_setting("draws", draws if draws is not None else int(fitted.settings["draws"])))
-    g = int(check_setting("groups", groups if groups is not None else int(fitted.settings["groups"])))
+    n, g = draws_and_groups(fitted.settings, draws, groups)
     if not fitted.model.free:
         raise InputError("next: the fit freed no ledger number: there is nothing to measure")
     request = prepare(fitted.ledger, budget=budget, scenarios=fitted.scenarios(n), tolerance=tolerance,
