@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import InputError, Reason, SolveError
+from ..ledger.schema import OPTION_FIELDS
+from ..spec import check
 from .scheduler import SCHEDULER_TIMEOUT, check_scheduler, dask_missing
 from .scheduler import scheduler_address as scheduler_address
 
@@ -85,9 +87,9 @@ class Deadline:
 
     @classmethod
     def after(cls, seconds: float, option: str = "time_limit", skip: str = "evpi=False") -> Deadline:
-        """The deadline ``seconds`` from now [s, a number > 0; ``inf``: none]; ``option``, ``skip`` as above."""
-        if not (isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0):
-            raise InputError(f"{option} = {seconds!r} is invalid: must be a number > 0 [s]")
+        """The deadline ``seconds`` from now [s, > 0 and at most
+        :data:`procure.ledger.schema.MOST_TIME_LIMIT`]; ``option``, ``skip`` as above."""
+        seconds = check(OPTION_FIELDS["time_limit"], seconds, option)
         return cls(float(seconds), time.time() + float(seconds), option, skip)
 
     def left(self) -> float:

@@ -31,10 +31,12 @@ from ..errors import InputError, LedgerError
 from ..ledger import Ledger, load_ledger
 from ..ledger.periods import Periods, ledger_periods, read_periods
 from ..ledger.scenarios import Scenarios, ledger_scenarios
+from ..ledger.schema import OPTION_FIELDS
 from ..program import Plan, from_ledger
 from ..program.periods import period_problem, with_scenarios
 from ..program.scenarios import scenario_problem
 from ..program.stochastic import ScenarioPlan
+from ..spec import check
 from .request import ARGUMENT_NAMES, Solution, SolveRequest
 from .scale import check_workers
 from .scheduler import check_scheduler, scheduler_address
@@ -149,8 +151,7 @@ def prepare(
     name = {**ARGUMENT_NAMES, **(names or {})}
     if ranging and budget is None:
         raise InputError(f"{name['ranging']} needs {name['budget']}")
-    if not (isinstance(time_limit, int | float) and not isinstance(time_limit, bool) and time_limit > 0):
-        raise InputError(f"{name['time_limit']} = {time_limit!r} is invalid: must be a number > 0 [s]")
+    check(OPTION_FIELDS["time_limit"], time_limit, name["time_limit"])
     check_workers(workers, name["workers"])
     if scheduler is not None:
         scheduler_address(scheduler, name["scheduler"])  # its form, before anything is read

@@ -12,6 +12,7 @@ import dataclasses
 import math
 
 from ..curves import NAMES, REGISTRY, shape_range, shaped
+from ..defaults import DEFAULT_TIME_LIMIT
 from ..pipeline.formulas import PIXELS_1080P, READ_MODES, STORED_MODES
 from ..pipeline.queue import MAX_CV
 from ..spec import Range
@@ -273,6 +274,9 @@ MOST_VALUE = MOST_HOURS * 1_000
 MOST_RECOURSE_X = 1e4
 #: Largest seed of a random draw: 64 bits [1].
 MOST_SEED = 2**64 - 1
+#: Longest time limit a command takes [s]: about 11.6 days. A limit is a number of seconds
+#: after which the command stops with what it finished; there is no "no limit".
+MOST_TIME_LIMIT = 1e6
 
 #: Numbers given only as an argument or a command option (not a column or a key), with the
 #: same conventions; ``docs/ledger.md`` lists them.
@@ -299,6 +303,10 @@ OPTION_FIELDS = _table(
     Range(
         "recourse_price_x", "1", None, low=1.0, high=MOST_RECOURSE_X,
         doc="multiple of its price a scenario pays for hours bought later",
+    ),
+    Range(
+        "time_limit", "s", DEFAULT_TIME_LIMIT, low=0.0, low_open=True, high=MOST_TIME_LIMIT, least=LEAST,
+        doc="wall-time limit of a command's solves and loops",
     ),
 )  # fmt: skip
 #: What each input a sweep varies (``procure.defaults.VARY_PARAMETERS``) accepts: the

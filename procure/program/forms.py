@@ -172,7 +172,8 @@ def add_curve_forms(
         given = hill_breakpoints or {}
         built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
         pts = {i: list(built.hill_breakpoints[i]) for i in hill}
-        tops = {i: list(hill_upper_values(a, i, built.hill_breakpoints[i])) for i in hill}
+        uppers = hill_upper_values(a, hill, [built.hill_breakpoints[i] for i in hill])
+        tops = {i: list(top) for i, top in zip(hill, uppers, strict=True)}
         m.hill = pyo.Piecewise(
             m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
         )
@@ -203,9 +204,13 @@ def refined_breakpoints(xs: np.ndarray, at: float) -> np.ndarray:
     return np.unique(np.concatenate([xs, mids]))
 
 
-def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
-    """Largest amount by which curve ``i`` (a hill curve with s > 1) rises above its chord on each
-    segment of the breakpoints ``xs``, bounded from above with a proven margin [value].
+def chord_rise(
+    rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray, x0: np.ndarray, x1: np.ndarray
+) -> np.ndarray:
+    """Largest amount by which a hill curve with s > 1 rises above its chord on the segment
+    [x0, x1] of its hours, bounded from above with a proven margin [value]. Every argument is an
+    array over segments (each segment with its curve's rate, held hours, scale and shape), so
+    the segments of every S-shaped curve of a model are bounded in one pass.
 
     In hours ``x`` the curve is ``f(x) = v(a (h0 + x))``; its slope ``f'`` rises up to the
     inflection point ``e_i = k ((s − 1)/(s + 1))^(1/s)`` and falls after it. On a segment with
@@ -217,8 +222,6 @@ def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
     error of the evaluation (:data:`FLOAT_MARGIN` of the values involved). Where the chord lies
     above the curve the rise is 0 (plus that float margin). See ``docs/certification.md``.
     """
-    a = arrays
-    rate, held, k, shape = float(a.rate[i]), float(a.held[i]), float(a.k[i]), float(a.shape[i])
 
     def f(x: np.ndarray) -> np.ndarray:
         return np.asarray(value.value(rate * (held + x), "hill", k, shape), dtype=float)
@@ -226,14 +229,13 @@ def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
     def slope(x: np.ndarray) -> np.ndarray:
         return rate * np.asarray(value.derivative(rate * (held + x), "hill", k, shape), dtype=float)
 
-    x0, x1 = xs[:-1], xs[1:]
     width = x1 - x0
     f0, f1 = f(x0), f(x1)
     m = (f1 - f0) / np.where(width > 0, width, 1.0)
     e_turn = k * ((shape - 1.0) / (shape + 1.0)) ** (1.0 / shape)
-    steepest = rate * float(value.derivative(e_turn, "hill", k, shape))
+    steepest = rate * np.asarray(value.derivative(e_turn, "hill", k, shape), dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        x_turn = e_turn / rate - held if rate > 0 else np.inf
+        x_turn = np.where(rate > 0, e_turn / rate - held, np.inf)
     lo = np.clip(x_turn, x0, x1)  # where the falling part of the segment starts
     hi = x1.copy()
     has = (width > 0) & (slope(lo) > m) & (slope(x1) < m)
@@ -249,11 +251,26 @@ def chord_rise(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
     return np.where(has, np.maximum(rise, 0.0) + bracket, 0.0) + np.where(width > 0, float_error, 0.0)
 
 
-def hill_upper_values(arrays: CurveArrays, i: int, xs: np.ndarray) -> np.ndarray:
-    """Values of a piecewise-linear form through the breakpoints ``xs`` that lies on or above
-    curve ``i``: the curve's value at each breakpoint plus the larger rise of the curve above
-    its chord on the two neighbouring segments [value]."""
+def hill_upper_values(arrays: CurveArrays, curves: Sequence[int], xs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Values of piecewise-linear forms through the breakpoints ``xs[j]`` of curve ``curves[j]``
+    that lie on or above each curve: the curve's value at each breakpoint plus the larger rise
+    of the curve above its chord on the two neighbouring segments [value], every curve's
+    segments bounded together (:func:`chord_rise`)."""
     a = arrays
-    rise = chord_rise(a, i, xs)
-    lift = np.maximum(np.concatenate([[0.0], rise]), np.concatenate([rise, [0.0]]))
-    return np.asarray(value.value(a.rate[i] * (a.held[i] + xs), a.curve[i], a.k[i], a.shape[i]), float) + lift
+    if not len(curves):
+        return []
+    index = np.asarray(curves, dtype=np.int64)
+    counts = np.array([len(x) - 1 for x in xs], dtype=np.int64)
+    owner = np.repeat(index, counts)
+    x0 = np.concatenate([np.asarray(x, dtype=float)[:-1] for x in xs])
+    x1 = np.concatenate([np.asarray(x, dtype=float)[1:] for x in xs])
+    rises = np.split(chord_rise(a.rate[owner], a.held[owner], a.k[owner], a.shape[owner], x0, x1),
+                     np.cumsum(counts)[:-1])  # fmt: skip
+    at = np.repeat(index, counts + 1)
+    points = np.concatenate([np.asarray(x, dtype=float) for x in xs])
+    v = np.asarray(value.value(a.rate[at] * (a.held[at] + points), a.curve[at], a.k[at], a.shape[at]), float)
+    values = np.split(v, np.cumsum(counts + 1)[:-1])
+    return [
+        top + np.maximum(np.concatenate([[0.0], rise]), np.concatenate([rise, [0.0]]))
+        for top, rise in zip(values, rises, strict=True)
+    ]

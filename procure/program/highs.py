@@ -143,7 +143,7 @@ class HighsModel:
         The model.
     """
 
-    def __init__(self, built: BuiltModel) -> None:
+    def __init__(self, built: BuiltModel, deadline: float = math.inf) -> None:
         m = built.model
         self.built = built
         columns = list(m.component_data_objects(pyo.Var, active=True, descend_into=True))
@@ -170,7 +170,7 @@ class HighsModel:
         values: list[np.ndarray] = []
         row_lower: list[float] = []
         row_upper: list[float] = []
-        for con in rows_of(m):
+        for con in rows_of(m, deadline):
             row = len(row_lower)
             constant_expr, variables, coefs, read = linear_terms(con, col_of)
             constant = float(pyo.value(constant_expr or 0.0))

@@ -218,6 +218,7 @@ def build(
     cuts: Sequence[tuple[int, float]] = (),
     fixed_hours: np.ndarray | None = None,
     dual_guide: bool = True,
+    deadline: float = math.inf,
 ) -> BuiltModel:
     """Build the model of a problem (one scenario) or a scenario problem, in budget mode.
 
@@ -254,6 +255,9 @@ def build(
         Leave the first cuts to the dual where it qualifies (:mod:`procure.program.dual`: one
         scenario of concave curves, no integer terms): the refinement gives every curve a cut at
         the optimum before the first solve. False starts from the spread of first cuts.
+    deadline : float, default inf
+        When the build must stop (:func:`time.perf_counter`) [s]: the large families of rows
+        (per scenario, per period) look at the clock as they are built.
 
     Raises
     ------
@@ -307,11 +311,11 @@ def build(
     has_w = set(own)
     arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
     if periods is not None:
-        add_purchases(m, periods, a)
+        add_purchases(m, periods, a, deadline)
         fee = problem.column("fixed_fee_usd")
-        add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
-        capacity_names = add_capacity_rows(m, periods, a.held)
-        add_mix_rows(m, periods, a.held, arguments)
+        add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]), deadline)
+        capacity_names = add_capacity_rows(m, periods, a.held, deadline)
+        add_mix_rows(m, periods, a.held, arguments, deadline)
     elif isinstance(sp, Infrastructure):
         infra_rows.add_options(m, sp, a)
         fee = problem.column("fixed_fee_usd")
@@ -320,10 +324,10 @@ def build(
         scenario_rows.mix_rows(m, sp, problem, a, arguments)
     else:
         assert isinstance(sp, ScenarioProblem)
-        scenario_rows.ahead_rows(m, sp)
-        scenario_rows.budget_rows(m, sp, problem, arguments)
-        capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments)
-        scenario_rows.mix_rows(m, sp, problem, a, arguments)
+        scenario_rows.ahead_rows(m, sp, deadline)
+        scenario_rows.budget_rows(m, sp, problem, arguments, deadline)
+        capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments, deadline)
+        scenario_rows.mix_rows(m, sp, problem, a, arguments, deadline)
     add_integer_value_rows(m, c, arguments, n)
     _objective(m, sp)
 

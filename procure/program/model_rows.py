@@ -9,6 +9,8 @@ parameters is kept as that expression, so the hand-over can re-read it when they
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any
@@ -21,6 +23,8 @@ from pyomo.repn.standard_repn import generate_standard_repn
 
 from ..errors import Reason, SolveError
 
+#: Rows built or handed over between two looks at the clock [rows].
+ROWS_BETWEEN_CLOCK_LOOKS = 256
 #: The types of a coefficient that is a plain number (not an expression of parameters).
 NUMBER_TYPES = frozenset({float, int, np.float64, np.int64})
 
@@ -156,10 +160,46 @@ def _release(body: LinearExpression) -> None:
         LinearExpression._cache = (None,) * len(cache)
 
 
-def rows_of(m: pyo.ConcreteModel) -> Iterator[Any]:
-    """Every active constraint of the model but the tangent cuts (handed over from their blocks)."""
+def rows_of(m: pyo.ConcreteModel, deadline: float = math.inf) -> Iterator[Any]:
+    """Every active constraint of the model but the tangent cuts (handed over from their
+    blocks), with a look at the clock every :data:`ROWS_BETWEEN_CLOCK_LOOKS` rows.
+
+    Raises
+    ------
+    SolveError
+        ``Reason.TIME_LIMIT`` once ``deadline`` (:func:`time.perf_counter`) [s] has passed.
+    """
     cuts = m.cuts
+    q = 0
     for block in m.block_data_objects(active=True, descend_into=True):
         if block.parent_component() is cuts:
             continue
-        yield from block.component_data_objects(pyo.Constraint, active=True, descend_into=False)
+        for con in block.component_data_objects(pyo.Constraint, active=True, descend_into=False):
+            if q % ROWS_BETWEEN_CLOCK_LOOKS == 0 and time.perf_counter() > deadline:
+                raise SolveError("out of time: the time limit was reached while the model was handed to HiGHS",
+                                 Reason.TIME_LIMIT)  # fmt: skip
+            q += 1
+            yield con
+
+
+def timed_rows(m: pyo.ConcreteModel, name: str, index: Sequence[Any], rule: Any, deadline: float) -> None:
+    """``m.<name>``, a constraint over the sets ``index`` whose rows ``rule(m, *i)`` gives, built
+    row by row with a look at the clock every :data:`ROWS_BETWEEN_CLOCK_LOOKS` rows: a family of
+    hundreds of thousands of rows (periods × scenarios × sources) stops at ``deadline``
+    (:func:`time.perf_counter`) [s] rather than after it. A rule may return
+    ``Constraint.Skip``.
+
+    Raises
+    ------
+    SolveError
+        ``Reason.TIME_LIMIT`` once the deadline has passed.
+    """
+    c = pyo.Constraint(*index)
+    setattr(m, name, c)
+    for q, i in enumerate(c.index_set()):
+        if q % ROWS_BETWEEN_CLOCK_LOOKS == 0 and time.perf_counter() > deadline:
+            raise SolveError(f"out of time: the time limit was reached while the model's {name} rows were built",
+                             Reason.TIME_LIMIT)  # fmt: skip
+        row = rule(m, *i) if isinstance(i, tuple) else rule(m, i)
+        if row is not pyo.Constraint.Skip:
+            c[i] = row

@@ -23,6 +23,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .bounds import CurveArrays
+from .model_rows import timed_rows
 from .periods import PeriodProblem
 from .rows import mix_coefficients
 
@@ -54,7 +55,7 @@ def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
     )
 
 
-def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays) -> None:
+def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadline: float = math.inf) -> None:
     """``T``, ``W`` (scenarios), ``y[ω, t, s]`` (bounded by the period's availability and the
     source's bound), ``ahead[j]`` (``w_j = Σ_{τ≤t} φ_sτt y_ωτs``) and what ties ``x[s]`` to them:
     without scenarios ``total[s]`` (``x_s = Σ_t y_ts``, the hours over all periods); with them
@@ -102,10 +103,12 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays) -> No
         coefs = [1.0] + [-float(age[tau, t, i]) for tau in range(t + 1)]
         return _linear(coefs, [_m.w[j]] + [_m.y[k, tau, i] for tau in range(t + 1)]) == 0
 
-    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
+    timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
 
 
-def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: tuple[list[float], list[Any]]) -> None:
+def add_budget_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, fees: tuple[list[float], list[Any]], deadline: float = math.inf
+) -> None:
     """``budget_row[b]``, ``b = ω T + t``: the money of period t in scenario ω (with carry-over,
     of periods 1..t together), purchases at the period's prices plus each run's bill, and the
     fees in period 1."""
@@ -132,10 +135,12 @@ def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: tuple[list[fl
             variables += fees[1]
         return _linear(coefs, variables) <= float(share[t]) * _m.budget
 
-    m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
+    timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
 
-def add_capacity_rows(m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray) -> list[str]:
+def add_capacity_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, deadline: float = math.inf
+) -> list[str]:
     """``capacity[r, b]``: capacity r at run t of scenario ω counts every hour held then:
     Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s. Returns the capacities with rows."""
     p, T = pp.base, pp.periods
@@ -155,11 +160,13 @@ def add_capacity_rows(m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray)
         variables = [_m.y[k, tau, i] for i in nz for tau in range(t + 1)]
         return _linear(coefs, variables) <= limit - float(use @ held)
 
-    m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
+    timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
     return rows
 
 
-def add_mix_rows(m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, arguments: list[Any]) -> None:
+def add_mix_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, arguments: list[Any], deadline: float = math.inf
+) -> None:
     """``mix[g, b]``: mix bound g at run t of scenario ω on the effective hours,
     Σ_s ρσ_ωs (1[s∈G] − share) w_bs ≤ −Σ_s ρσ_ωs (1[s∈G] − share) φ_s1t h0_s."""
     p, n, T = pp.base, pp.n, pp.periods
@@ -175,4 +182,4 @@ def add_mix_rows(m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, argu
         rhs = -float(coef @ (pp.age[0, t] * held))
         return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= rhs
 
-    m.mix = pyo.Constraint(m.G, m.K, rule=mix_rule)
+    timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

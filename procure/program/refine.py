@@ -76,7 +76,7 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         gap = relative_gap(upper, true_value)
         if closes(upper, true_value, tolerance):
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
-        if not _progress(program, w, res.z, v, upper, float(bound) - res.objective):
+        if not _progress(program, w, res.z, v, upper, float(bound) - res.objective, deadline):
             if rel_gap > TOLERANCE_FLOOR:
                 rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
                 continue
@@ -171,7 +171,8 @@ def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Ref
     return Refined(program.budget, x, w, true_value, upper, gap, 1, res)
 
 
-def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float) -> bool:
+def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float,
+              deadline: float) -> bool:  # fmt: skip
     """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help.
 
     ``w`` is the hours each curve's value is read at, ``z`` the value the model credits each
@@ -197,6 +198,6 @@ def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upp
         points = dict(built.hill_breakpoints)
         for i in coarse:
             points[i] = refined_breakpoints(points[i], float(w[i]))
-        program.rebuild(hill_breakpoints=points)
+        program.rebuild(hill_breakpoints=points, deadline=deadline)
         return True
     return False

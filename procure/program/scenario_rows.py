@@ -18,6 +18,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 from .bounds import CurveArrays
+from .model_rows import timed_rows
 from .problem import Problem
 from .rows import mix_coefficients
 from .scenarios import ScenarioProblem
@@ -30,7 +31,7 @@ def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
     return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
 
 
-def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
+def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math.inf) -> None:
     """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
     recourse at least those."""
     n = sp.n
@@ -43,10 +44,12 @@ def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem) -> None:
         body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
         return body >= 0 if recourse and later_ok[j % n] else body == 0
 
-    m.ahead = pyo.Constraint(m.Jw, rule=ahead_rule)
+    timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
 
 
-def budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any]) -> None:
+def budget_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any], deadline: float = math.inf
+) -> None:
     """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
     n = sp.n
     fee = problem.column("fixed_fee_usd")
@@ -75,12 +78,13 @@ def budget_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arg
             coefs = now + [cf for cf, _ in then] + fees[0]
             return _linear(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
 
-    m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
+    timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
 
 def capacity_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any]
-) -> list[str]:
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any],
+    deadline: float = math.inf,
+) -> list[str]:  # fmt: skip
     """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
     on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
     n = sp.n
@@ -98,13 +102,14 @@ def capacity_rows(
         room = float(problem.capacity[r] - use @ a.held)
         return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
 
-    m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
+    timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
     return rows
 
 
 def mix_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any]
-) -> None:
+    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any],
+    deadline: float = math.inf,
+) -> None:  # fmt: skip
     """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
     n = sp.n
     groups = list(problem.max_share)
@@ -117,4 +122,4 @@ def mix_rows(
         nz = np.flatnonzero(coef).tolist()
         return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
 
-    m.mix = pyo.Constraint(m.G, m.K, rule=mix_rule)
+    timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

@@ -37,6 +37,8 @@ from pyomo.common.gc_manager import PauseGC
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError, invalid
+from ..ledger.schema import OPTION_FIELDS
+from ..spec import check
 from .bounds import check_lots
 from .diagnose import diagnose
 from .forms import DEFAULT_HILL_POINTS
@@ -92,8 +94,7 @@ class Program:
     ) -> None:
         if not (isinstance(tolerance, int | float) and 0 < tolerance < 1):
             raise invalid("tolerance", tolerance, "must be a number > 0 and < 1")
-        if not (isinstance(time_limit, int | float) and time_limit > 0):
-            raise invalid("time_limit", time_limit, "must be a number > 0 [s]")
+        time_limit = check(OPTION_FIELDS["time_limit"], time_limit)
         if not (isinstance(hill_points, int) and hill_points >= 2):
             raise invalid("hill_points", hill_points, "must be a whole number ≥ 2")
         #: A one-period problem, solved as today's program (:func:`procure.program.periods.single_period`)
@@ -109,6 +110,11 @@ class Program:
         self.tolerance = float(tolerance)
         self.time_limit = float(time_limit)
         self.build_seconds = 0.0
+        #: When the build and solves under way must end (:func:`time.perf_counter`) [s]: from
+        #: now until :meth:`solve` starts, then from its start.
+        self.deadline = time.perf_counter() + self.time_limit
+        #: How long the last build of the model took [s]: what a rebuild is expected to take.
+        self.last_build_seconds = 0.0
         self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
         self.dual_guide = bool(dual_guide)
         self._first_hill_points = hill_points
@@ -136,9 +142,10 @@ class Program:
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
             self._built = build(formulation, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints,
                                 cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours,
-                                dual_guide=self.dual_guide)  # fmt: skip
-            self._highs = HighsModel(self._built)
-        self.build_seconds += time.perf_counter() - t0
+                                dual_guide=self.dual_guide, deadline=self.deadline)  # fmt: skip
+            self._highs = HighsModel(self._built, self.deadline)
+        self.last_build_seconds = time.perf_counter() - t0
+        self.build_seconds += self.last_build_seconds
 
     @property
     def built(self) -> BuiltModel:
@@ -171,8 +178,21 @@ class Program:
     def _with_budget(self, budget: float) -> Formulation:
         return replace(self.formulation, base=self.problem.asking(budget=budget, target=None))
 
-    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
-        """Rebuild at the bounds' budget, keeping cuts, breakpoints and the budget now set."""
+    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None:
+        """Rebuild at the bounds' budget, keeping cuts, breakpoints and the budget now set.
+
+        Raises
+        ------
+        SolveError
+            ``Reason.TIME_LIMIT`` where a build as long as the last would end past ``deadline``
+            (:func:`time.perf_counter`) [s]: a build once started runs to its end.
+        """
+        if time.perf_counter() + self.last_build_seconds > deadline:
+            raise SolveError(
+                f"out of time: the time limit of {self.time_limit:g} s would pass while the model is rebuilt with "
+                f"finer breakpoints (its last build took {self.last_build_seconds:.1f} s)",
+                Reason.TIME_LIMIT,
+            )
         now = self.budget
         self._build(self._with_budget(self.built.bounds_budget), hill_breakpoints=hill_breakpoints)
         self._put_budget(now)
@@ -294,7 +314,7 @@ class Program:
             ``reason`` says which.
         """
         t0 = time.perf_counter()
-        deadline = t0 + self.time_limit
+        deadline = self.deadline = t0 + self.time_limit
         with PauseGC():  # the cuts added are objects that live on with the model
             if self.problem.mode is Mode.TARGET:
                 return solve_target(self, t0, deadline)

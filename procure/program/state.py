@@ -108,7 +108,7 @@ class Solving(Protocol):
     ) -> Solution:
         """One solve of the model as it stands."""
 
-    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None:
         """Rebuild the model, keeping its cuts."""
 
     def at_budget(self, budget: float) -> None:

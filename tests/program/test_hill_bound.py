@@ -26,7 +26,7 @@ def _curve(k, shape, e):
 
 
 def _worst_shortfall(arrays: CurveArrays, xs: np.ndarray, samples: int = 4001) -> float:
-    tops = hill_upper_values(arrays, 0, xs)
+    tops = hill_upper_values(arrays, [0], [xs])[0]
     fine = np.unique(np.concatenate([np.linspace(a, b, samples) for a, b in itertools.pairwise(xs)]))
     form = np.interp(fine, xs, tops)
     e = arrays.rate[0] * (arrays.held[0] + fine)
@@ -38,7 +38,7 @@ def test_the_reported_case_is_bounded():
     arrays = _hill(100.0, 12.0)
     xs = np.linspace(0.0, 20_000.0, 17)
     assert _worst_shortfall(arrays, xs, samples=200_001) <= 0.0
-    tops = hill_upper_values(arrays, 0, xs)
+    tops = hill_upper_values(arrays, [0], [xs])[0]
     at = 146.8
     assert np.interp(at, xs, tops) >= _curve(100.0, 12.0, at)
 
@@ -62,7 +62,7 @@ def test_form_is_tight(shape):
     """The margin is proven, and small: on fine breakpoints the form exceeds the curve by little."""
     arrays = _hill(100.0, shape)
     xs = np.linspace(0.0, 400.0, 2001)
-    tops = hill_upper_values(arrays, 0, xs)
+    tops = hill_upper_values(arrays, [0], [xs])[0]
     fine = np.linspace(0.0, 400.0, 400_001)
     excess = np.interp(fine, xs, tops) - _curve(100.0, shape, fine)
     assert excess.min() >= 0.0
