@@ -1,0 +1,168 @@
+"""Plans with logistic sources against an optimiser written apart from procure's.
+
+The oracle: PyMC-Marketing's ``LogisticSaturation``, ``β (1 − exp(−λx)) / (1 + exp(−λx))``
+with ``λ = 1/k`` and ``β = 2k``, and the log and exp curves, each written out here with its
+slope by hand; the budget split by equal marginal value per dollar, a bisection on the price
+of a dollar λ outside and one on each source's hours inside (its slope falls, so the hours at a
+price are one root). Nothing of procure's curves or solver is used: only the problem's costs,
+rates, hours held and availabilities, which the pipeline's tests check.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from procure.ledger import Ledger
+from procure.ledger.synthetic import random_ledger
+from procure.program import DEFAULT_TOLERANCE
+from procure.program.problem import Problem, from_ledger
+from procure.program.solve import solve_problem as solve
+
+#: Bisection steps of the oracle, on λ (over a bracket of 30 decades) and on hours: each
+#: halves its bracket, 200 reach the last bit of a double [1].
+STEPS = 200
+#: The oracle's bracket of λ, value per dollar [own-hour equivalents per $].
+LAMBDA_BRACKET = (1e-15, 1e15)
+#: λ and the hours of a source bought in part agree with the oracle's to this share [1]: the
+#: dual gives them exactly (to its Newton steps), not to the value's tolerance.
+EXACT = 1e-6
+
+
+def pymc_logistic(x: np.ndarray, lam: float, beta: float) -> np.ndarray:
+    """PyMC-Marketing's ``LogisticSaturation`` [the value's unit]."""
+    return beta * (1 - np.exp(-lam * x)) / (1 + np.exp(-lam * x))
+
+
+def pymc_logistic_slope(x: np.ndarray, lam: float, beta: float) -> np.ndarray:
+    """Its derivative: with q = exp(−λx), d/dx = β · 2λq / (1 + q)² [value per unit of x]."""
+    q = np.exp(-lam * x)
+    return beta * 2 * lam * q / (1 + q) ** 2
+
+
+@dataclass
+class Source:
+    """One source as the oracle sees it: value of its hours bought and its slope per hour."""
+
+    curve: str
+    k: float
+    rate: float
+    held: float
+    cost: float
+    room: float
+
+    def value(self, x: np.ndarray) -> np.ndarray:
+        e = self.rate * (self.held + np.asarray(x, dtype=float))
+        if self.curve == "logistic":
+            return pymc_logistic(e, 1 / self.k, 2 * self.k)
+        if self.curve == "log":
+            return self.k * np.log(1 + e / self.k)
+        assert self.curve == "exp"
+        return self.k * (1 - np.exp(-e / self.k))
+
+    def slope(self, x: float) -> float:
+        e = self.rate * (self.held + x)
+        if self.curve == "logistic":
+            return float(pymc_logistic_slope(np.asarray(e), 1 / self.k, 2 * self.k)) * self.rate
+        if self.curve == "log":
+            return self.rate / (1 + e / self.k)
+        return self.rate * math.exp(-e / self.k)
+
+    def hours_at(self, lam: float) -> float:
+        """Hours in [0, room] where the value of a dollar's worth, slope / cost, falls to λ."""
+        price = lam * self.cost
+        if self.slope(0.0) <= price:
+            return 0.0
+        hi = self.room if math.isfinite(self.room) else self.k / self.rate * 1e3
+        if self.slope(hi) >= price:
+            return hi
+        lo = 0.0
+        for _ in range(STEPS):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if self.slope(mid) > price else (lo, mid)
+        return (lo + hi) / 2
+
+
+def oracle(problem: Problem) -> tuple[float, float, np.ndarray]:
+    """Best value, λ and hours of a budget-only problem by equal marginal value per dollar."""
+    s = problem.sources
+    sources = [
+        Source(c, k, r, h, p, room)
+        for c, k, r, h, p, room in zip(
+            s["curve"],
+            s["saturation_hours"],
+            problem.rate,
+            problem.held,
+            problem.cost,
+            s["available_hours"],
+            strict=True,
+        )
+    ]
+    budget = float(problem.budget)
+
+    def hours(lam: float) -> np.ndarray:
+        return np.array([src.hours_at(lam) for src in sources])
+
+    lo, hi = LAMBDA_BRACKET
+    for _ in range(STEPS):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if problem.cost @ hours(mid) > budget else (lo, mid)
+    x = hours(hi)
+    return float(sum(float(src.value(xi)) for src, xi in zip(sources, x, strict=True))), hi, x
+
+
+def _problem(seed: int, curves: tuple[str, ...], n: int, budget: float) -> Problem:
+    """``n`` random sources of ``curves`` with only the budget binding (the cluster unlimited)."""
+    ledger = random_ledger(n, seed=seed, curves=curves)
+    unlimited = ledger.cluster.replace(count=1e9, storage_gb=math.inf)
+    return from_ledger(Ledger(ledger.sources, unlimited, ledger.path), budget=budget)
+
+
+CASES = [
+    (seed, curves, n, budget)
+    for seed, (curves, n, budget) in enumerate(
+        [
+            (("logistic",), 3, 2_000.0),
+            (("logistic",), 8, 50_000.0),
+            (("logistic",), 20, 300_000.0),
+            (("logistic", "log"), 6, 20_000.0),
+            (("logistic", "exp"), 10, 80_000.0),
+            (("logistic", "log", "exp"), 30, 150_000.0),
+        ]
+    )
+]
+
+
+@pytest.mark.parametrize(("seed", "curves", "n", "budget"), CASES)
+def test_logistic_plans_are_the_oracles_and_certified(seed, curves, n, budget):
+    """The certified interval [value, bound] holds the oracle's optimum and is within the
+    tolerance; each source's value is PyMC-Marketing's formula at the plan's hours."""
+    problem = _problem(seed, curves, n, budget)
+    plan = solve(problem)
+    best, lam, x = oracle(problem)
+    assert plan.status == "optimal" and plan.binding == []
+    assert plan.value_upper_bound - plan.value <= DEFAULT_TOLERANCE * plan.value_upper_bound
+    assert plan.value <= best * (1 + 1e-12)  # a plan: no more than the optimum
+    assert plan.value_upper_bound >= best * (1 - 1e-12)  # a bound: no less
+    assert plan.value == pytest.approx(best, rel=DEFAULT_TOLERANCE)
+    s = problem.sources
+    logistic = (s["curve"] == "logistic").to_numpy()
+    assert logistic.any()
+    e = plan.sources["effective_hours"].to_numpy()[logistic]
+    k = s["saturation_hours"].to_numpy()[logistic]
+    assert np.allclose(plan.sources["value"].to_numpy()[logistic], pymc_logistic(e, 1 / k, 2 * k), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("seed", "curves", "n", "budget"), CASES)
+def test_logistic_hours_and_lambda_do_not_wait_for_the_tolerance(seed, curves, n, budget):
+    """At the default tolerance λ and the hours of every source are the oracle's to
+    :data:`EXACT`, as for log and exp curves: the logistic curve takes the dual's exact path."""
+    problem = _problem(seed, curves, n, budget)
+    plan = solve(problem)
+    _best, lam, x = oracle(problem)
+    assert plan.lambda_ == pytest.approx(lam, rel=EXACT)
+    hours = plan.sources["hours"].to_numpy()
+    assert np.allclose(hours, x, rtol=EXACT, atol=EXACT * np.maximum(1.0, x.max()))
