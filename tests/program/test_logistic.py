@@ -142,7 +142,7 @@ def test_logistic_plans_are_the_oracles_and_certified(seed, curves, n, budget):
     tolerance; each source's value is PyMC-Marketing's formula at the plan's hours."""
     problem = _problem(seed, curves, n, budget)
     plan = solve(problem)
-    best, lam, x = oracle(problem)
+    best, _lam, _x = oracle(problem)
     assert plan.status == "optimal" and plan.binding == []
     assert plan.value_upper_bound - plan.value <= DEFAULT_TOLERANCE * plan.value_upper_bound
     assert plan.value <= best * (1 + 1e-12)  # a plan: no more than the optimum
