@@ -109,7 +109,7 @@ def plan_rows(plan: Plan, *, every_row: bool = False, scenarios: ScenarioPlan | 
         if every_row or len(s) <= TABLE_ROWS
         else s.loc[(s["purchase_usd"] + s["transport_usd"]).sort_values(ascending=False).index[:TABLE_ROWS]]
     )
-    cells = [
+    cells: list[tuple[str, ...]] = [
         (visible(r["source"]) + (f" ({r['format']})" if "format" in s else ""), number(r["hours"]),
          number(r["held_hours"]), number(r["purchase_usd"], 2), number(r["transport_usd"], 2),
          number(r["effective_hours"]), number(r["value"], 1), f"{r['marginal_value_per_usd']:.3g}",
@@ -118,7 +118,7 @@ def plan_rows(plan: Plan, *, every_row: bool = False, scenarios: ScenarioPlan | 
     ]  # fmt: skip
     value = "value" if scenarios is None else "expected value"
     worth = plan.value if scenarios is None else scenarios.expected_value
-    total = ("total" if scenarios is None else "total: expected value", number(s["hours"].sum()),
+    total: tuple[str, ...] = ("total" if scenarios is None else "total: expected value", number(s["hours"].sum()),
              number(s["held_hours"].sum()), number(plan.purchase_usd, 2), number(plan.transport_usd, 2),
              number(s["effective_hours"].sum()), number(worth, 1), "", "")  # fmt: skip
     headings = ("source", "buy h", "held h", "purchase $", "transport $", "effective h", value,
