@@ -50,74 +50,57 @@ def pymc_logistic_slope(x: np.ndarray, lam: float, beta: float) -> np.ndarray:
 
 
 @dataclass
-class Source:
-    """One source as the oracle sees it: value of its hours bought and its slope per hour."""
+class Sources:
+    """The sources as the oracle sees them: the value of the hours bought and its slope per hour,
+    each curve written out here (arrays of one entry per source)."""
 
-    curve: str
-    k: float
-    rate: float
-    held: float
-    cost: float
-    room: float
+    curve: np.ndarray
+    k: np.ndarray
+    rate: np.ndarray
+    held: np.ndarray
+    cost: np.ndarray
+    room: np.ndarray
 
     def value(self, x: np.ndarray) -> np.ndarray:
-        e = self.rate * (self.held + np.asarray(x, dtype=float))
-        if self.curve == "logistic":
-            return pymc_logistic(e, 1 / self.k, 2 * self.k)
-        if self.curve == "log":
-            return self.k * np.log(1 + e / self.k)
-        assert self.curve == "exp"
-        return self.k * (1 - np.exp(-e / self.k))
+        e, k = self.rate * (self.held + x), self.k
+        with np.errstate(all="ignore"):
+            logistic = pymc_logistic(e, 1 / k, 2 * k)
+            return np.select([self.curve == "logistic", self.curve == "log"],
+                             [logistic, k * np.log(1 + e / k)], k * (1 - np.exp(-e / k)))  # fmt: skip
 
-    def slope(self, x: float) -> float:
-        e = self.rate * (self.held + x)
-        if self.curve == "logistic":
-            return float(pymc_logistic_slope(np.asarray(e), 1 / self.k, 2 * self.k)) * self.rate
-        if self.curve == "log":
-            return self.rate / (1 + e / self.k)
-        return self.rate * math.exp(-e / self.k)
+    def slope(self, x: np.ndarray) -> np.ndarray:
+        e, k = self.rate * (self.held + x), self.k
+        with np.errstate(all="ignore"):
+            logistic = pymc_logistic_slope(e, 1 / k, 2 * k)
+            per_e = np.select(
+                [self.curve == "logistic", self.curve == "log"], [logistic, 1 / (1 + e / k)], np.exp(-e / k)
+            )
+        return per_e * self.rate
 
-    def hours_at(self, lam: float) -> float:
+    def hours_at(self, lam: float) -> np.ndarray:
         """Hours in [0, room] where the value of a dollar's worth, slope / cost, falls to λ."""
         price = lam * self.cost
-        if self.slope(0.0) <= price:
-            return 0.0
-        hi = self.room if math.isfinite(self.room) else self.k / self.rate * 1e3
-        if self.slope(hi) >= price:
-            return hi
-        lo = 0.0
+        top = np.where(np.isfinite(self.room), self.room, self.k / self.rate * 1e3)
+        lo, hi = np.zeros_like(top), top.copy()
         for _ in range(STEPS):
             mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if self.slope(mid) > price else (lo, mid)
-        return (lo + hi) / 2
+            right = self.slope(mid) > price
+            lo, hi = np.where(right, mid, lo), np.where(right, hi, mid)
+        x = (lo + hi) / 2
+        return np.where(self.slope(np.zeros_like(top)) <= price, 0.0, np.where(self.slope(top) >= price, top, x))
 
 
 def oracle(problem: Problem) -> tuple[float, float, np.ndarray]:
     """Best value, λ and hours of a budget-only problem by equal marginal value per dollar."""
     s = problem.sources
-    sources = [
-        Source(c, k, r, h, p, room)
-        for c, k, r, h, p, room in zip(
-            s["curve"],
-            s["saturation_hours"],
-            problem.rate,
-            problem.held,
-            problem.cost,
-            s["available_hours"],
-            strict=True,
-        )
-    ]
-    budget = float(problem.budget)
-
-    def hours(lam: float) -> np.ndarray:
-        return np.array([src.hours_at(lam) for src in sources])
-
+    sources = Sources(s["curve"].to_numpy(str), s["saturation_hours"].to_numpy(float), problem.rate, problem.held,
+                      problem.cost, s["available_hours"].to_numpy(float))  # fmt: skip
     lo, hi = LAMBDA_BRACKET
     for _ in range(STEPS):
         mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if problem.cost @ hours(mid) > budget else (lo, mid)
-    x = hours(hi)
-    return float(sum(float(src.value(xi)) for src, xi in zip(sources, x, strict=True))), hi, x
+        lo, hi = (mid, hi) if problem.cost @ sources.hours_at(mid) > problem.budget else (lo, mid)
+    x = sources.hours_at(hi)
+    return float(np.sum(sources.value(x))), hi, x
 
 
 def _problem(seed: int, curves: tuple[str, ...], n: int, budget: float) -> Problem:
@@ -137,6 +120,7 @@ CASES = [
             (("logistic", "log"), 6, 20_000.0),
             (("logistic", "exp"), 10, 80_000.0),
             (("logistic", "log", "exp"), 30, 150_000.0),
+            (("logistic",), 100, 1_000_000.0),
         ]
     )
 ]
