@@ -150,9 +150,11 @@ def pymc_logistic_saturation(x, lam, beta):
 
 
 LOGISTIC = REGISTRY["logistic"]
+#: The spacing of doubles just below 1: a slope of 1 − 1e-16 and one of 1 are the same double [1].
+SLOPE_RESOLUTION = 2.0**-52
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.floats(0.0, 1e5), st.floats(1e-3, 1e6))
 def test_logistic_is_pymc_marketings_logistic_saturation(e, k):
     """With λ = 1/k and β = 2k the two agree, and the slope at 0 is 1."""
@@ -178,7 +180,7 @@ def test_logistic_saturates_at_twice_its_scale():
     assert _call(LOGISTIC.derivative, [1e3 * K, 1e6 * K], math.nan).tolist() == [0.0, 0.0]  # no overflow
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.floats(1e-3, 40.0), st.floats(1e-3, 1e6))
 def test_logistic_slope_is_a_finite_difference_of_the_pymc_formula(r, k):
     """v' against central differences of PyMC-Marketing's formula at shrinking steps."""
@@ -193,7 +195,7 @@ def test_logistic_slope_is_a_finite_difference_of_the_pymc_formula(r, k):
     assert min(abs(f - slope) for f in fd) <= 1e-6 * max(slope, 1e-12) + 1e-9
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.floats(1e-12, 1.0, exclude_max=True), st.floats(1e-3, 1e6))
 def test_logistic_inverse_slope_is_where_the_pymc_formula_has_that_slope(y, k):
     """At e = inverse(y) a central difference of PyMC-Marketing's formula is y, and the slope
@@ -206,7 +208,7 @@ def test_logistic_inverse_slope_is_where_the_pymc_formula_has_that_slope(y, k):
     # Central-difference error: truncation (h²/6)|v'''| ≤ h²/k², and rounding ≈ 2k·1e-16 / h.
     assert fd == pytest.approx(y, rel=1e-6, abs=(h / k) ** 2 + 1e-15 * k / h)
     left, right = _call(LOGISTIC.derivative, [e * (1 - 1e-6), e * (1 + 1e-6)], math.nan, k)
-    assert left >= y >= right
+    assert left >= y - SLOPE_RESOLUTION and right <= y + SLOPE_RESOLUTION
 
 
 def test_logistic_inverse_slope_at_its_ends():
