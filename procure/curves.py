@@ -12,7 +12,13 @@ log       k ln(1 + r)                            1 / (1 + r)
 exp       k (1 − exp(−r))                        exp(−r)
 power     k ((1 + r)^β − 1) / β,  0 < β ≤ 1      (1 + r)^(β − 1)
 hill      k u / (1 + u),  u = r^s                s r^(s−1) / (1 + u)²
+logistic  2k (1 − exp(−r)) / (1 + exp(−r))      sech²(r / 2)
 ========  =====================================  ==============================
+
+The logistic curve is PyMC-Marketing's ``LogisticSaturation``,
+``β (1 − exp(−λx)) / (1 + exp(−λx))``, with ``λ = 1/k`` and ``β = 2k`` so that ``v'(0) = 1``:
+``v(e) = 2k tanh(e / 2k)``, concave for e ≥ 0 and saturating at 2k. A fitted (λ, β) on
+recorded hours x is ``k = β/2`` with an exchange rate ``ρ = λβ/2`` (then ``v(ρx) = β tanh(λx/2)``).
 
 The functions of an entry take numpy arrays of one curve's sources (``e``, ``k``, ``s``
 broadcast together) and return an array; :mod:`procure.program.value` applies them to a mix
@@ -162,6 +168,29 @@ def _hill_inverse(y: np.ndarray, k: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(y) | np.isnan(s), np.nan, out)
 
 
+@_quiet
+def _logistic_value(e: np.ndarray, k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``2k tanh(e / 2k)``: ``(1 − exp(−e/k)) / (1 + exp(−e/k))`` times 2k."""
+    return 2.0 * k * np.tanh(e / (2.0 * k))
+
+
+@_quiet
+def _logistic_derivative(e: np.ndarray, k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``sech²(e / 2k) = 4w / (1 + w)²`` with ``w = exp(−|e|/k)``: no overflow, 0 far out."""
+    w = np.exp(-np.abs(e / k))
+    return 4.0 * w / (1.0 + w) ** 2
+
+
+@_quiet
+def _logistic_inverse(y: np.ndarray, k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``2k artanh(√(1 − y)) = 2k (ln(1 + u) − ln(y)/2)``, ``u = √(1 − y)`` (no cancellation
+    near y = 1 or y = 0); 0 where ``y ≥ 1``, ``inf`` where ``y ≤ 0``."""
+    u = np.sqrt(np.clip(1.0 - y, 0.0, 1.0))
+    solved = 2.0 * k * (np.log1p(u) - 0.5 * np.log(np.where(y > 0, y, 1.0)))
+    out = np.where(y >= 1, 0.0, np.where(y > 0, solved, np.inf))
+    return np.where(np.isnan(y), np.nan, out)
+
+
 def _always(s: np.ndarray) -> np.ndarray:
     return np.ones(np.shape(s), dtype=bool)
 
@@ -242,6 +271,7 @@ REGISTRY: dict[str, Curve] = {
             shape_symbol="s",
             smallest_tangent_point=HILL_SMALLEST_TANGENT_POINT,
         ),
+        Curve("logistic", _logistic_value, _logistic_derivative, _logistic_inverse),
     )
 }
 #: The curves' names, in the registry's order.

@@ -3,7 +3,9 @@ and the value functions of the program apply the entries to a mix of curves."""
 
 from __future__ import annotations
 
+import decimal
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -96,7 +98,7 @@ def test_concavity_follows_the_shape(name, shape):
 
 
 def test_the_entries_say_what_the_ledger_needs():
-    assert curves.NAMES == ("linear", "log", "exp", "power", "hill")
+    assert curves.NAMES == ("linear", "log", "exp", "power", "hill", "logistic")
     assert [n for n, c in REGISTRY.items() if not c.needs_scale] == ["linear"]
     assert {c.name: c.default_shape for c in curves.shaped()} == {"power": 0.5, "hill": 2.0}
     for c in curves.shaped():
@@ -134,4 +136,89 @@ def test_the_program_applies_each_entry_to_its_sources():
             m = names == name
             assert np.array_equal(got[m], getattr(entry, attr)(e[m], k[m], s[m]))
         assert np.isnan(got[names == "sigmoid"]).all()
-    assert value.CONCAVE == ("linear", "log", "exp", "power")
+    assert value.CONCAVE == ("linear", "log", "exp", "power", "logistic")
+
+
+# ----------------------------------------------------------------------------- logistic
+
+
+def pymc_logistic_saturation(x, lam, beta):
+    """PyMC-Marketing's ``LogisticSaturation``: ``beta (1 − exp(−lam x)) / (1 + exp(−lam x))``,
+    written out from its documentation [the value's unit]."""
+    x = np.asarray(x, dtype=float)
+    return beta * (1 - np.exp(-lam * x)) / (1 + np.exp(-lam * x))
+
+
+LOGISTIC = REGISTRY["logistic"]
+#: The spacing of doubles just below 1: a slope of 1 − 1e-16 and one of 1 are the same double [1].
+SLOPE_RESOLUTION = 2.0**-52
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.floats(0.0, 1e5), st.floats(1e-3, 1e6))
+def test_logistic_is_pymc_marketings_logistic_saturation(e, k):
+    """With λ = 1/k and β = 2k the two agree, and the slope at 0 is 1."""
+    got = _call(LOGISTIC.value, e, math.nan, k)[0]
+    assert got == pytest.approx(float(pymc_logistic_saturation(e, 1 / k, 2 * k)), rel=1e-12, abs=1e-12 * k)
+    assert _call(LOGISTIC.derivative, 0.0, math.nan, k)[0] == 1.0
+
+
+def test_a_fitted_logistic_saturation_is_a_scale_and_an_exchange_rate():
+    """A PyMC-Marketing curve (λ, β) on recorded hours x: k = β/2 and ρ = λβ/2, so that
+    v(ρx) = β (1 − exp(−λx)) / (1 + exp(−λx)) for every x."""
+    x = np.linspace(0, 5_000, 501)
+    for lam, beta in ((1e-3, 40.0), (0.02, 7.5), (2.0, 300.0)):
+        k, rate = beta / 2, lam * beta / 2
+        got = _call(LOGISTIC.value, rate * x, math.nan, k)
+        assert np.allclose(got, pymc_logistic_saturation(x, lam, beta), rtol=1e-12, atol=1e-12 * beta)
+
+
+def test_logistic_saturates_at_twice_its_scale():
+    far = _call(LOGISTIC.value, [10 * K, 100 * K, 1e6 * K], math.nan)
+    assert far[0] == pytest.approx(2 * K * math.tanh(5.0), rel=1e-14)
+    assert far[1:].tolist() == [2 * K, 2 * K]
+    assert _call(LOGISTIC.derivative, [1e3 * K, 1e6 * K], math.nan).tolist() == [0.0, 0.0]  # no overflow
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.floats(1e-3, 40.0), st.floats(1e-3, 1e6))
+def test_logistic_slope_is_a_finite_difference_of_the_pymc_formula(r, k):
+    """v' against central differences of PyMC-Marketing's formula at shrinking steps."""
+    e = r * k
+    slope = _call(LOGISTIC.derivative, e, math.nan, k)[0]
+    lam, beta = 1 / k, 2 * k
+    steps = [1e-3 * k * min(r, 1.0) / 4**j for j in range(4)]
+    fd = [
+        (pymc_logistic_saturation(e + h, lam, beta) - pymc_logistic_saturation(e - h, lam, beta)) / (2 * h)
+        for h in steps
+    ]
+    assert min(abs(f - slope) for f in fd) <= 1e-6 * max(slope, 1e-12) + 1e-9
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.floats(1e-12, 1.0, exclude_max=True), st.floats(1e-3, 1e6))
+def test_logistic_inverse_slope_is_where_the_pymc_formula_has_that_slope(y, k):
+    """At e = inverse(y) a central difference of PyMC-Marketing's formula is y, and the slope
+    just left of e is above y, just right below it (v' falls)."""
+    e = _call(LOGISTIC.inverse_derivative, y, math.nan, k)[0]
+    assert math.isfinite(e) and e > 0
+    lam, beta = 1 / k, 2 * k
+    h = 1e-4 * min(e, k)
+    fd = (pymc_logistic_saturation(e + h, lam, beta) - pymc_logistic_saturation(e - h, lam, beta)) / (2 * h)
+    # Central-difference error: truncation (h²/6)|v'''| ≤ h²/k², and rounding ≈ 2k·1e-16 / h.
+    assert fd == pytest.approx(y, rel=1e-6, abs=(h / k) ** 2 + 1e-15 * k / h)
+    left, right = _call(LOGISTIC.derivative, [e * (1 - 1e-6), e * (1 + 1e-6)], math.nan, k)
+    assert left >= y - SLOPE_RESOLUTION and right <= y + SLOPE_RESOLUTION
+
+
+def test_logistic_inverse_slope_at_its_ends():
+    """0 where the slope asked for is v'(0) = 1 or more, inf at 0 or below, NaN for NaN; and
+    the closed form 2k arcosh(1/√y) far from the ends."""
+    got = _call(LOGISTIC.inverse_derivative, [1.0, 1.5, 0.0, -0.5, math.nan], math.nan)
+    assert got[:4].tolist() == [0.0, 0.0, math.inf, math.inf] and math.isnan(got[4])
+    y = [1 - 1e-12, 0.9, 0.5, 1e-3, 1e-100, 1e-300]
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60  # digits: arcosh near 1 cancels about 12 of them
+        x = [1 / Decimal(v).sqrt() for v in y]
+        exact = [float(2 * Decimal(K) * (c + (c * c - 1).sqrt()).ln()) for c in x]
+    assert np.allclose(_call(LOGISTIC.inverse_derivative, y, math.nan), exact, rtol=1e-13)

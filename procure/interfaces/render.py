@@ -32,6 +32,7 @@ from .tables import (
     ledger_row_rows,
     money,
     number,
+    objective_label,
     percent,
     pipeline_numbers,
     plan_numbers,
@@ -220,8 +221,9 @@ def print_simulation(console: Console, row: Any, cluster: Cluster, result: Simul
         console.print(Text(f"note: {visible(result.note)}"))
 
 
-def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None:
-    """The plan: what to buy, what it costs, the bounds, λ, the capacities, the notes.
+def print_plan(console: Console, plan: Plan, *, every_row: bool = False, scenarios: ScenarioPlan | None = None) -> None:
+    """The plan: what to buy, what it costs, the bounds, λ, the capacities, the notes (with
+    ``scenarios``, the scenario plan whose ``plan`` it is: each value named as what it is).
 
     With more than :data:`TABLE_ROWS` sources, the sources with the most money first and a
     line saying how many are left out (``every_row`` prints them all); the totals are of all.
@@ -231,7 +233,7 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
         head = f"Budget {n['budget']}: what to buy"
     else:
         head = f"Target value {n['target']}: the least money that reaches it"
-    rows = plan_rows(plan, every_row=every_row)
+    rows = plan_rows(plan, every_row=every_row, scenarios=scenarios)
     right: list[Justify] = ["right"] * 7
     print_table(console, head, rows, ["left", *right, "left"])
     _more(console, rows.left_out, "sources")
@@ -245,7 +247,8 @@ def print_plan(console: Console, plan: Plan, *, every_row: bool = False) -> None
         + f" ({n['transport_share']} of the money goes to moving the hours)."
     )
     console.print(
-        f"Value {n['value']} own-hour equivalents; no plan is worth more than {n['value_upper_bound']} {certified}"
+        f"{objective_label(scenarios)} {n['value']} own-hour equivalents; no plan is worth more than "
+        f"{n['value_upper_bound']} {certified}"
     )
     if plan.schedule is not None and plan.lambda_ > 0 and math.isfinite(plan.lambda_):
         console.print(

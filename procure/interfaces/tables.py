@@ -68,11 +68,40 @@ def plan_numbers(plan: Plan) -> dict[str, str]:
     }
 
 
-def plan_rows(plan: Plan, *, every_row: bool = False) -> Rows:
+def objective_label(scenarios: ScenarioPlan | None = None) -> str:
+    """What a plan's ``value`` is: "Value" for a plan at one set of numbers; over scenarios
+    "Expected value", "CVaR at A (the objective)" or "Objective ((1 − W) × expected + W × CVaR
+    at A)", as the risk weight W makes it."""
+    if scenarios is None:
+        return "Value"
+    w, alpha = scenarios.risk_weight, f"{100 * scenarios.risk_alpha:g} %"
+    if w == 0:
+        return "Expected value"
+    if w == 1:
+        return f"CVaR at {alpha} (the objective)"
+    return f"Objective ({1 - w:g} × expected + {w:g} × CVaR at {alpha})"
+
+
+def _risk_rows(scenarios: ScenarioPlan, width: int, at: int) -> list[tuple[str, ...]]:
+    """The rows under a scenario plan's expected total: its CVaR, and the objective where it is
+    neither the expected value nor the CVaR; the number in column ``at`` of ``width``."""
+    w, rows = scenarios.risk_weight, []
+    if w > 0:
+        label = f"CVaR at {100 * scenarios.risk_alpha:g} %" + (" (objective)" if w == 1 else "")
+        rows.append((label, number(scenarios.cvar, 1)))
+    if 0 < w < 1:
+        rows.append(("objective", number(scenarios.value, 1)))
+    return [(label, *[""] * (at - 1), cell, *[""] * (width - at - 1)) for label, cell in rows]
+
+
+def plan_rows(plan: Plan, *, every_row: bool = False, scenarios: ScenarioPlan | None = None) -> Rows:
     """What to buy: per source the hours, the money, the value, the value of the next dollar.
 
     With more than :data:`TABLE_ROWS` sources, the sources with the most money first (all of
-    them with ``every_row``); the totals are of all.
+    them with ``every_row``); the totals are of all. With ``scenarios`` (the scenario plan whose
+    ``plan`` this is) the sources' values are expectations over the scenarios: the column is
+    headed so, the total row is the expected value (their sum), and with a risk weight a row of
+    the CVaR follows it, and one of the objective the plan maximises where that is neither.
     """
     s = plan.sources
     shown = (
@@ -80,18 +109,23 @@ def plan_rows(plan: Plan, *, every_row: bool = False) -> Rows:
         if every_row or len(s) <= TABLE_ROWS
         else s.loc[(s["purchase_usd"] + s["transport_usd"]).sort_values(ascending=False).index[:TABLE_ROWS]]
     )
-    cells = [
+    cells: list[tuple[str, ...]] = [
         (visible(r["source"]) + (f" ({r['format']})" if "format" in s else ""), number(r["hours"]),
          number(r["held_hours"]), number(r["purchase_usd"], 2), number(r["transport_usd"], 2),
          number(r["effective_hours"]), number(r["value"], 1), f"{r['marginal_value_per_usd']:.3g}",
          POSITIONS[r["position"]])
         for _, r in shown.iterrows()
     ]  # fmt: skip
-    total = ("total", number(s["hours"].sum()), number(s["held_hours"].sum()), number(plan.purchase_usd, 2),
-             number(plan.transport_usd, 2), number(s["effective_hours"].sum()), number(plan.value, 1), "",
-             "")  # fmt: skip
-    headings = ("source", "buy h", "held h", "purchase $", "transport $", "effective h", "value",
+    value = "value" if scenarios is None else "expected value"
+    worth = plan.value if scenarios is None else scenarios.expected_value
+    total: tuple[str, ...] = ("total" if scenarios is None else "total: expected value", number(s["hours"].sum()),
+             number(s["held_hours"].sum()), number(plan.purchase_usd, 2), number(plan.transport_usd, 2),
+             number(s["effective_hours"].sum()), number(worth, 1), "", "")  # fmt: skip
+    headings = ("source", "buy h", "held h", "purchase $", "transport $", "effective h", value,
                 "value per next $", "")  # fmt: skip
+    risk = _risk_rows(scenarios, len(headings), headings.index(value)) if scenarios is not None else []
+    if risk:  # the expected total among the rows, the last of the risk rows the table's last
+        cells, total = [*cells, total, *risk[:-1]], risk[-1]
     return Rows(headings, cells, total=total, left_out=len(s) - len(shown))
 
 

@@ -14,9 +14,9 @@ import numpy as np
 from .bounds import CurveArrays
 from .scenarios import ScenarioProblem
 
-#: Curves whose hours at a price have a closed form: log, exp and power (β < 1) smoothly,
-#: linear all or nothing.
-DUAL_CURVES = ("log", "exp", "power", "linear")
+#: Curves whose hours at a price have a closed form: log, exp, logistic and power (β < 1)
+#: smoothly, linear all or nothing.
+DUAL_CURVES = ("log", "exp", "power", "logistic", "linear")
 
 
 def _closed_form(a: CurveArrays) -> bool:

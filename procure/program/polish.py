@@ -39,8 +39,8 @@ from .rows import coupling_rows
 from .state import Refined, Solving
 
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
-#: β < 1): their hours are a smooth function of their price in multipliers.
-SMOOTH_CURVES = ("log", "exp", "power")
+#: β < 1; logistic): their hours are a smooth function of their price in multipliers.
+SMOOTH_CURVES = ("log", "exp", "power", "logistic")
 #: Newton's method stops when every binding row holds within this share of its scale [1].
 ROW_TOLERANCE = 1e-12
 #: Most Newton steps per active set, and most corrections of the active set.

@@ -94,13 +94,15 @@ class ScenarioPlan:
         return self.plan.value
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of ``procure solve`` with scenarios: the plan's keys, then these."""
+        """The JSON object of ``procure solve`` with scenarios: the plan's keys, then these;
+        ``objective`` is the plan's ``value`` named as what it is, (1 − W) E[V] + W CVaR."""
         out = self.plan.to_dict()
         out["notes"] = list(out.get("notes", [])) + self.notes
         out.update(
             {
                 "expected_value": self.expected_value,
                 "cvar": self.cvar,
+                "objective": self.value,
                 "risk_alpha": self.risk_alpha,
                 "risk_weight": self.risk_weight,
                 "scenario_values": self.scenario_values.to_dict("records"),

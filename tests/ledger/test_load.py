@@ -231,7 +231,7 @@ def test_the_old_import_paths_still_work():
         "read_csv_text", "load_accelerators", "CLUSTER_FIELDS", "SOURCE_COLUMNS", "Cluster", "Ledger", "matches",
     ):  # fmt: skip
         assert hasattr(load, name), name
-    assert load.CURVES == ("linear", "log", "exp", "power", "hill")
+    assert load.CURVES == ("linear", "log", "exp", "power", "hill", "logistic")
     assert load.DEFAULT_CURVE_SHAPE == {"power": 0.5, "hill": 2.0}
     for name in ledger.__all__:
         assert hasattr(ledger, name), name

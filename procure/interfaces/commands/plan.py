@@ -219,7 +219,8 @@ def solve_command(
     if out.tables and now_only:
         render.print_now(console, solution.plan)
     elif out.tables:
-        render.print_plan(console, solution.plan, every_row=every_row)
+        shown = result if isinstance(result, ScenarioPlan) else None
+        render.print_plan(console, solution.plan, every_row=every_row, scenarios=shown)
         if over:
             render.print_schedule(console, solution.plan, every_row=every_row)
         if solution.plan.infrastructure is not None:
