@@ -25,7 +25,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from .bounds import CurveArrays
 from .model_rows import timed_rows
 from .periods import PeriodProblem
-from .rows import mix_coefficients
+from .rows import has_row, mix_coefficients
 
 
 def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
@@ -144,7 +144,7 @@ def add_capacity_rows(
     """``capacity[r, b]``: capacity r at run t of scenario ω counts every hour held then:
     Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s. Returns the capacities with rows."""
     p, T = pp.base, pp.periods
-    rows = [name for name, limit in pp.capacity.items() if np.isfinite(limit).any() and (p.usage(name) > 0).any()]
+    rows = [name for name, limit in pp.capacity.items() if has_row(limit, p.usage(name))]
     m.R = pyo.Set(initialize=rows, ordered=True)
     m.Kc = pyo.Set(initialize=range(pp.count), ordered=True)
 

@@ -15,7 +15,6 @@ hours, the plan's readout, the diagnostics) and the model's row builders take th
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,11 +25,23 @@ from .problem import Problem
 WITHIN_ROWS_PASSES = 3
 
 
+def has_row(limit: float | np.ndarray, use: np.ndarray) -> bool:
+    """Whether a capacity has a row: its limit finite (over periods, in some period; a period
+    whose limit is not skips its row) and some source using it.
+
+    Parameters
+    ----------
+    limit : float or numpy.ndarray
+        The capacity's limit, or its limit in each period [its unit].
+    use : numpy.ndarray
+        Each source's use of it per hour [its unit per h].
+    """
+    return bool(np.isfinite(limit).any() and (np.asarray(use) > 0).any())
+
+
 def capacity_rows_of(problem: Problem) -> list[str]:
-    """The capacities that have a row: finite and used by some source."""
-    return [
-        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
-    ]
+    """The capacities of ``problem`` that have a row (:func:`has_row`), in its order."""
+    return [name for name, limit in problem.capacity.items() if has_row(limit, problem.usage(name))]
 
 
 def mix_coefficients(rate: np.ndarray, members: np.ndarray, share: float) -> np.ndarray:

@@ -20,7 +20,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from .bounds import CurveArrays
 from .model_rows import timed_rows
 from .problem import Problem
-from .rows import mix_coefficients
+from .rows import capacity_rows_of, mix_coefficients
 from .scenarios import ScenarioProblem
 
 if TYPE_CHECKING:
@@ -89,9 +89,7 @@ def capacity_rows(
     on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
     n = sp.n
     recourse = sp.recourse_price_x is not None
-    rows = [
-        name for name, limit in problem.capacity.items() if math.isfinite(limit) and (problem.usage(name) > 0).any()
-    ]
+    rows = capacity_rows_of(problem)
     m.R = pyo.Set(initialize=rows, ordered=True)
     m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
 

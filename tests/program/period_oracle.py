@@ -49,6 +49,8 @@ class PeriodCase:
     money: np.ndarray  # [t]
     weight: np.ndarray  # [t]
     carry: bool
+    #: mix bounds: (members [s], share): at each run Σ_{s∈G} e_ts ≤ share · Σ_s e_ts
+    mix: tuple[tuple[np.ndarray, float], ...] = ()
 
 
 def ageing(L: np.ndarray, months: np.ndarray) -> np.ndarray:
@@ -112,6 +114,12 @@ def bracket_scenarios(cases: list[PeriodCase], prob: np.ndarray, gap: float = 1e
                 if math.isfinite(limit):
                     row([(col_y(k, tau, s), use[s]) for s in range(n) for tau in range(t + 1) if use[s] > 0],
                         float(limit - use @ case.held))  # fmt: skip
+        f_k = ages[k]
+        for members, share in case.mix:  # mix bounds at each run, on the aged effective hours
+            weight = case.quality * (members.astype(float) - share)  # e_ts's weight in the row
+            for t in range(T):
+                row([(col_y(k, tau, s), weight[s] * f_k[tau, t, s]) for s in range(n) for tau in range(t + 1)],
+                    -float(np.sum(weight * f_k[0, t] * case.held)))  # fmt: skip
         for s in range(n):  # availability over all periods
             if math.isfinite(case.available[s]):
                 row([(col_y(k, t, s), 1.0) for t in range(T)], float(case.available[s]))

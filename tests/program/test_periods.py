@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -300,3 +301,37 @@ def test_knowing_the_scenario_is_worth_at_least_as_much():
         one = Scenarios((found.names[k],), np.ones(1), {c: v[k : k + 1] for c, v in found.values.items()}, "test")
         alone += found.probability[k] * procure.solve(periods=spec, scenarios=one).value_upper_bound
     assert together.value <= alone * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_periods_with_a_binding_mix_bound_agree_with_an_independent_bracket(seed):
+    """A mix bound holds at every run of a schedule: the source bought most without it (of those
+    with no hours held) is held
+    to half its share of the last run's effective hours, and the plan is the oracle's, whose
+    mix rows are written here from the formulas (the aged effective hours of each run)."""
+    ledger, problem, periods, carry = _random_case(seed)
+    free = procure.solve(ledger, periods=periods, carry=carry)
+    pp = period_problem(problem, periods, carry=carry)
+    T, n = pp.count, pp.n
+    y = free.schedule["hours"].to_numpy().reshape(T, n)
+    quality = problem.column("exchange_rate") * problem.column("survival")
+    age = ageing(problem.column("shelf_life_months"), periods.months)
+
+    def effective(y):  # [t, s]
+        return quality[None, :] * (np.einsum("uts,us->ts", age, y) + age[0] * problem.held[None, :])
+
+    e = effective(y)
+    top = int(np.argmax(np.where(problem.held > 0, -np.inf, e[-1])))  # none held: the bound can hold at every run
+    share = 0.5 * float(e[-1, top] / e[-1].sum())
+    name = problem.sources["source"].iloc[top]
+    plan = procure.solve(ledger, periods=periods, carry=carry, max_share={name: share})
+    members = np.zeros(n, dtype=bool)
+    members[top] = True
+    case = replace(case_of(problem, periods, carry), mix=((members, share),))
+    lower, upper, _y = bracket(case)
+    assert plan.value <= upper * (1 + 1e-9) + 1e-9
+    assert plan.value >= lower * (1 - 2 * TOL) - 1e-9
+    assert plan.value < free.value * (1 - TOL)  # the bound binds
+    got = effective(plan.schedule["hours"].to_numpy().reshape(T, n))
+    held_at_runs = got.sum(axis=1) > 0
+    assert (got[held_at_runs, top] <= share * got[held_at_runs].sum(axis=1) * (1 + 1e-7) + 1e-9).all()

@@ -1,0 +1,87 @@
+"""Does the suite notice a wrong row? Each coefficient family of the program's rows is perturbed
+in a copy of the package, and the program's tests are run against it.
+
+    python benchmarks/row_mutations.py [--tests tests/program] [--only NAME]
+
+A mutation is one textual change to one statement of a row (``procure/program/rows.py`` states
+the coupling rows once; the model's own families are in the row builders). For each, the copy's
+tests run with ``-x`` (stop at the first failure); the table gives whether any failed and which
+test failed first. A mutation no test catches is a row no test pins down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[1]
+
+#: (name, file, the text, its mutation): one statement of a row each, perturbed by a factor.
+MUTATIONS = [
+    ("mix coefficient share × 0.9", "procure/program/rows.py",
+     "(np.asarray(members, dtype=float) - share)", "(np.asarray(members, dtype=float) - 0.9 * share)"),
+    ("mix right-hand side × 0.9", "procure/program/rows.py",
+     "rhs.append(float(-(coef @ p.held)))", "rhs.append(0.9 * float(-(coef @ p.held)))"),
+    ("capacity right-hand side × 1.01", "procure/program/rows.py",
+     "rhs.append(float(p.capacity[name] - use @ p.held))", "rhs.append(1.01 * float(p.capacity[name] - use @ p.held))"),
+    ("budget row cost × 1.01", "procure/program/rows.py",
+     'names, rows, rhs = ["budget"], [p.cost], [budget]', 'names, rows, rhs = ["budget"], [1.01 * p.cost], [budget]'),
+    ("scenario capacity room × 1.01", "procure/program/scenario_rows.py",
+     "room = float(problem.capacity[r] - use @ a.held)", "room = 1.01 * float(problem.capacity[r] - use @ a.held)"),
+    ("period mix right-hand side × 0.9", "procure/program/period_rows.py",
+     "rhs = -float(coef @ (pp.age[0, t] * held))", "rhs = -0.9 * float(coef @ (pp.age[0, t] * held))"),
+    ("period capacity limit × 1.01", "procure/program/period_rows.py",
+     "limit = float(pp.capacity[r][t])", "limit = 1.01 * float(pp.capacity[r][t])"),
+    ("scenario mix row in scenario 0 only", "procure/program/scenario_rows.py",
+     "coef = mix_coefficients(sp.rate[k], problem.members(key), problem.max_share[key])",
+     "coef = mix_coefficients(sp.rate[0], problem.members(key), problem.max_share[key])"),
+]  # fmt: skip
+
+
+def run(name: str, file: str, old: str, new: str, tests: list[str]) -> tuple[str, str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(TOP / "procure", copy / "procure")
+        shutil.copytree(TOP / "tests", copy / "tests")
+        shutil.copytree(TOP / "ledgers", copy / "ledgers")
+        shutil.copytree(TOP / "models", copy / "models")
+        shutil.copy(TOP / "pyproject.toml", copy / "pyproject.toml")
+        path = copy / file
+        text = path.read_text()
+        if text.count(old) != 1:
+            return "not applied", f"{old!r} is not once in {file}", 0.0
+        path.write_text(text.replace(old, new))
+        env = {**os.environ, "PYTHONPATH": str(copy), "MPLBACKEND": "Agg"}
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+            cwd=copy, env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        seconds = time.perf_counter() - t0
+        failed = [line for line in out.stdout.splitlines() if line.startswith("FAILED")]
+        if out.returncode == 0:
+            return "survived", "", seconds
+        return "caught", failed[0].split(" ", 1)[1].split(" - ")[0] if failed else f"exit {out.returncode}", seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tests", nargs="+", default=["tests/program"])
+    parser.add_argument("--only", default=None, help="run the mutations whose name contains this")
+    args = parser.parse_args()
+    print("| mutation | outcome | first failing test | seconds |\n|---|---|---|---|")
+    for name, file, old, new in MUTATIONS:
+        if args.only and args.only not in name:
+            continue
+        outcome, first, seconds = run(name, file, old, new, args.tests)
+        print(f"| {name} | {outcome} | {first} | {seconds:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
