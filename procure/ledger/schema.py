@@ -277,6 +277,8 @@ MOST_SEED = 2**64 - 1
 #: Longest time limit a command takes [s]: about 11.6 days. A limit is a number of seconds
 #: after which the command stops with what it finished; there is no "no limit".
 MOST_TIME_LIMIT = 1e6
+#: Shortest time limit a command takes [s]: a nanosecond, a limit past before any work starts.
+LEAST_TIME_LIMIT = 1e-9
 
 #: Numbers given only as an argument or a command option (not a column or a key), with the
 #: same conventions; ``docs/ledger.md`` lists them.
@@ -305,7 +307,7 @@ OPTION_FIELDS = _table(
         doc="multiple of its price a scenario pays for hours bought later",
     ),
     Range(
-        "time_limit", "s", DEFAULT_TIME_LIMIT, low=0.0, low_open=True, high=MOST_TIME_LIMIT, least=LEAST,
+        "time_limit", "s", DEFAULT_TIME_LIMIT, low=0.0, low_open=True, high=MOST_TIME_LIMIT, least=LEAST_TIME_LIMIT,
         doc="wall-time limit of a command's solves and loops",
     ),
 )  # fmt: skip

@@ -50,3 +50,45 @@ def random_ledger(n: int, seed: int = 0, *, cluster: Cluster | None = None, **kw
         c = base.cluster
         cluster = c.replace(count=c.count * grow, storage_gb=c.storage_gb * grow)
     return Ledger(random_sources(n, seed, **kwargs), cluster, base.path)  # type: ignore[arg-type]
+
+
+def random_integer_ledger(seed: int = 0) -> Ledger:
+    """Two to four sources of the default ledger's video kinds with integer terms: the first an
+    S-shaped hill curve (shape 1.5–4), the others hill, log or exp; each with lots, a minimum
+    order, a fee and a minimum order, or none; on a cluster of 0.3 accelerators (100 cores each)
+    that the plan fills."""
+    base = load_ledger()
+    rng = np.random.default_rng(1_000 + seed)
+    n = int(rng.integers(2, 5))
+    rows = base.sources.iloc[rng.integers(0, 4, n)].reset_index(drop=True).copy()
+    rows["source"] = [f"s{i}" for i in range(n)]
+    rows["price_usd_per_hour"] = rng.uniform(10, 150, n)
+    rows["available_hours"] = rng.uniform(100, 1_500, n)
+    rows["held_hours"] = 0.0
+    rows["exchange_rate"] = rng.uniform(0.2, 1.5, n)
+    curves = rng.choice(["hill", "log", "exp"], n)
+    curves[0] = "hill"
+    rows["curve"] = curves
+    rows["saturation_hours"] = rng.uniform(40, 400, n)
+    rows["curve_shape"] = np.where(curves == "hill", rng.uniform(1.5, 4.0, n), np.nan)
+    terms = rng.integers(0, 4, n)  # 0 none, 1 lots, 2 minimum order, 3 fee and minimum order
+    rows["lot_hours"] = np.where(terms == 1, rng.choice([10.0, 25.0, 50.0], n), 0.0)
+    rows["min_order_hours"] = np.where(terms >= 2, rng.uniform(5, 80, n), 0.0)
+    rows["fixed_fee_usd"] = np.where(terms == 3, rng.uniform(100, 2_000, n), 0.0)
+    cluster = base.cluster.replace(count=0.3, storage_gb=math.inf, cores_per_accelerator=100.0)
+    return Ledger(rows, cluster, base.path)
+
+
+def linear_variant(seed: int = 0) -> tuple[Ledger, float]:
+    """The default ledger with a random two in five of its sources linear (at least one), half
+    the time with no end to their availability, and a budget of $20,000 to $400,000 [$]."""
+    default = load_ledger()
+    rng = np.random.default_rng(seed)
+    s = default.sources.copy()
+    chosen = rng.random(len(s)) < 0.4
+    if not chosen.any():
+        chosen[rng.integers(len(s))] = True
+    s.loc[chosen, "curve"] = "linear"
+    if rng.random() < 0.5:
+        s.loc[chosen, "available_hours"] = math.inf
+    return Ledger(s, default.cluster, default.path), float(rng.uniform(2e4, 4e5))

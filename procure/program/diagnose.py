@@ -17,8 +17,8 @@ from pyomo.contrib.solver.common.factory import SolverFactory
 from pyomo.contrib.solver.common.results import TerminationCondition
 
 from ..arrays import DIVISION_FLOOR
-from .highs import quiet_solver
 from .model import BuiltModel
+from .solver_process import quiet_solver
 
 #: Relative gap to which the least money meeting the mix bounds is found when it has integer
 #: terms (its lower bound is reported with it) [1].

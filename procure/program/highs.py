@@ -21,97 +21,20 @@ solve here sets the limit to the time used so far plus the time left.
 
 from __future__ import annotations
 
-import io
 import math
-import os
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import highspy
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.tee import capture_output
 
 from ..errors import Reason, SolveError
 from .bound_duals import limit_duals
 from .model import BuiltModel
 from .model_rows import LiveNumbers, column_bounds, column_indices, linear_terms, rows_of, terms
-
-#: Environment variable that shows the solver's own output (and tracebacks).
-SHOW_SOLVER_OUTPUT = "PROCURE_TRACEBACK"
-INF = highspy.kHighsInf
-#: HiGHS's default LP method: the dual simplex (warm from a basis where one exists).
-SIMPLEX = "choose"
-#: The least time a solve is given, however little is left of its deadline [s]: HiGHS then
-#: stops at once with its status "time", which the caller reports.
-LEAST_TIME_LIMIT = 1e-3
-
-
-#: One capture of the process's output at a time: the capture redirects the process's own file
-#: descriptors, so two threads capturing at once would tangle them.
-_CAPTURE = threading.RLock()
-
-
-@contextmanager
-def quiet_solver() -> Iterator[None]:
-    """Capture what the solver writes to the process's standard output and error, one thread
-    at a time (the capture redirects the process's own file descriptors).
-
-    Shown on standard error when :data:`SHOW_SOLVER_OUTPUT` is set; dropped otherwise.
-    """
-    buffer = io.StringIO()
-    try:
-        with _CAPTURE, capture_output(buffer, capture_fd=True):
-            yield
-    finally:
-        text = buffer.getvalue()
-        if text and os.environ.get(SHOW_SOLVER_OUTPUT):
-            sys.stderr.write(text)
-
-
-def _verbose() -> bool:
-    return bool(os.environ.get(SHOW_SOLVER_OUTPUT))
-
-
-def _solver_streams() -> AbstractContextManager[None]:
-    """Around a call into HiGHS: with ``output_flag`` off it prints nothing, so nothing to
-    capture (the capture costs a thread hand-off a call); with the log asked for, the log goes
-    to standard error, never standard output."""
-    return quiet_solver() if _verbose() else nullcontext()
-
-
-#: Per thread: whether a ``Highs`` object has run in it (see :func:`_crossover_ready`).
-_RUN_HERE = threading.local()
-
-
-def _crossover_ready() -> None:
-    """Run a one-row LP once in this thread before its first crossover: HiGHS 1.16's
-    ``crossover`` reads per-thread state that the first ``run`` of a ``Highs`` object in the
-    thread sets up, and crashes the process without it."""
-    if getattr(_RUN_HERE, "done", False):
-        return
-    h = _new_highs()
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = 1, 1
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = np.ones(1), np.zeros(1), np.ones(1)
-    lp.row_lower_, lp.row_upper_ = np.full(1, -INF), np.ones(1)
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = np.array([0, 1]), np.array([0]), np.ones(1)
-    with _solver_streams():
-        h.passModel(lp)
-        h.run()
-    _RUN_HERE.done = True
-
-
-def _new_highs() -> highspy.Highs:
-    with quiet_solver():  # its constructor prints a banner whatever the options
-        h = highspy.Highs()
-    h.setOptionValue("output_flag", _verbose())
-    h.setOptionValue("log_to_console", _verbose())
-    return h
+from .solver_process import INF, LEAST_TIME_LIMIT, SIMPLEX, crossover_ready, new_highs, solver_streams
 
 
 @dataclass
@@ -208,8 +131,8 @@ class HighsModel:
                 highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous for flag in self.integer
             ]
         lp.sense_ = highspy.ObjSense.kMaximize
-        self.h = _new_highs()
-        with _solver_streams():
+        self.h = new_highs()
+        with solver_streams():
             self.h.passModel(lp)
         #: Every cut row handed over: its curve, coefficient and right-hand side, in row order.
         self.cut_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -241,6 +164,13 @@ class HighsModel:
 
     def _add_cut_rows(self, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
         """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` as one batch of rows."""
+        self.add_tangent_rows(self.h, curves, coef, rhs)
+        self.cut_rows += len(curves)
+        self.cut_parts.append((np.asarray(curves, np.int64), np.asarray(coef, float), np.asarray(rhs, float)))
+
+    def add_tangent_rows(self, h: highspy.Highs, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
+        """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` to ``h`` (this model's
+        HiGHS object, or an LP of it) as one batch of rows."""
         k = len(curves)
         if k == 0:
             return
@@ -248,11 +178,9 @@ class HighsModel:
         index[0::2], index[1::2] = self.z_cols[curves], self.w_cols[curves]
         value = np.empty(2 * k)
         value[0::2], value[1::2] = 1.0, coef
-        with _solver_streams():
-            self.h.addRows(k, np.full(k, -INF), np.asarray(rhs, float), 2 * k,
-                           np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
-        self.cut_rows += k
-        self.cut_parts.append((np.asarray(curves, np.int64), np.asarray(coef, float), np.asarray(rhs, float)))
+        with solver_streams():
+            h.addRows(k, np.full(k, -INF), np.asarray(rhs, float), 2 * k,
+                      np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
 
     def sync_budget(self) -> None:
         """Send the right-hand sides that depend on the model's parameters (the budget) where
@@ -269,7 +197,7 @@ class HighsModel:
         now = self._live.values()
         changed = np.flatnonzero(now != self._sent_coefs)
         change = self.h.changeCoeff
-        with _solver_streams():
+        with solver_streams():
             for row, col, coef in zip(self._live_rows[changed].tolist(), self._live_cols[changed].tolist(),
                                       now[changed].tolist(), strict=True):  # fmt: skip
                 change(row, col, coef)
@@ -300,15 +228,15 @@ class HighsModel:
         h.setOptionValue("mip_rel_gap", float(rel_gap))
         warm = bool(h.getBasis().valid)
         if not warm and start is not None and not self.integer.any():
-            _crossover_ready()
-            with _solver_streams():
+            crossover_ready()
+            with solver_streams():
                 h.ensureColwise()  # type: ignore[attr-defined]  # crossover reads the matrix column-wise
                 crossed = h.crossover(start)
             warm = crossed == highspy.HighsStatus.kOk and bool(h.getBasis().valid)
             if not warm:
                 h.clearSolver()  # what the crossover left is no start: solve cold
         h.setOptionValue("solver", SIMPLEX if warm or self.integer.any() else cold)
-        with _solver_streams():
+        with solver_streams():
             h.run()
         status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
@@ -347,41 +275,48 @@ class HighsModel:
         """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
         return self._at(solution.columns, self.axis_cols[name])
 
-    def row_duals(self, solution: Solution) -> np.ndarray:
-        """Duals of every row at ``solution``; with integers, from the LP with them fixed."""
-        return self._duals(solution)[0]
+    def row_duals(self, solution: Solution, h: highspy.Highs | None = None) -> np.ndarray:
+        """Duals of every row at ``solution``; with integers, from the LP with them fixed; ``h``:
+        from that LP of this model instead (rows appended to it left out)."""
+        return self._duals(solution, h)[0]
 
-    def _duals(self, solution: Solution) -> tuple[np.ndarray, np.ndarray]:
-        """Duals of every row and reduced costs of every column at ``solution``; with integers,
-        from the LP with them fixed."""
-        if not self.integer.any():
-            sol = self.h.getSolution()
-            return np.asarray(sol.row_dual, dtype=float), np.asarray(sol.col_dual, dtype=float)
-        lp = self.h.getLp()
-        fixed = np.round(solution.columns[self.integer])
-        lower = np.asarray(lp.col_lower_, dtype=float)
-        upper = np.asarray(lp.col_upper_, dtype=float)
-        lower[self.integer] = fixed
-        upper[self.integer] = fixed
-        lp.col_lower_, lp.col_upper_ = lower, upper
-        lp.integrality_ = []
-        h = _new_highs()
-        with _solver_streams():
-            h.passModel(lp)
-            h.run()
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    def _duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Duals of every row and reduced costs of every column at ``solution`` (of ``h``, an LP
+        of this model with rows appended, where given); with integers, from the LP with them
+        fixed."""
+        h = h or (self.h if not self.integer.any() else self.fixed_lp(solution, math.inf))
+        if h is None:
             raise SolveError(
                 "the LP with the plan's integers fixed has no solution: the duals cannot be read", Reason.NOT_CERTIFIED
             )
         sol = h.getSolution()
-        return np.asarray(sol.row_dual, dtype=float), np.asarray(sol.col_dual, dtype=float)
+        n, m = self.h.getNumCol(), self.h.getNumRow()
+        return np.asarray(sol.row_dual, dtype=float)[:m], np.asarray(sol.col_dual, dtype=float)[:n]
 
-    def duals(self, solution: Solution) -> tuple[float, list[float], list[float]]:
+    def fixed_lp(self, solution: Solution, deadline: float) -> highspy.Highs | None:
+        """A new HiGHS object holding the model as an LP with its integers at ``solution``'s (from
+        this one's basis where it has none), solved by ``deadline`` (:func:`time.perf_counter`)
+        [s]; None where it is not optimal."""
+        lp = self.h.getLp()
+        fixed = np.round(solution.columns[self.integer])
+        lower, upper = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
+        lower[self.integer], upper[self.integer] = fixed, fixed
+        lp.col_lower_, lp.col_upper_, lp.integrality_ = lower, upper, []
+        h = new_highs()
+        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), LEAST_TIME_LIMIT))
+        with solver_streams():
+            h.passModel(lp)
+            if not self.integer.any() and self.h.getBasis().valid:
+                h.setBasis(self.h.getBasis())
+            h.run()
+        return h if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else None
+
+    def duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
         a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
         own bounds carry, and each capacity's shadow price what its bounds carry
-        (:mod:`procure.program.bound_duals`)."""
-        rows, cols = self._duals(solution)
+        (:mod:`procure.program.bound_duals`). ``h``: read from that LP instead (see :meth:`_duals`)."""
+        rows, cols = self._duals(solution, h)
 
         def at(ks: list[int]) -> float:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))

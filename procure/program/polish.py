@@ -31,7 +31,7 @@ import numpy as np
 
 from . import value
 from .bounds import CurveArrays
-from .dual import dual_bound, hours_at_price
+from .dual import INVERSE_STEP, dual_bound, hours_at_price
 from .paths import eligible
 from .plan import BINDING_TOLERANCE
 from .problem import BOUGHT_HOURS, Problem
@@ -133,11 +133,19 @@ def exact_hours(
     coupling = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
     rows = _Rows(coupling.names, coupling.A, coupling.b, np.asarray(mu_start, dtype=float))
     straight = a.concave & ((a.curve == "linear") | ((a.curve == "power") & (a.shape >= 1)))
-    smooth = np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~straight
     movable = (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
-    free, linear = smooth & movable, straight & movable
+    # An S-shaped source bought past its steepest point is on its concave side: its hours there
+    # are a smooth function of its price as a concave curve's are, at least the steepest point's.
+    turn = _steepest_hours(a)
+    past = (a.curve == "hill") & ~a.concave & movable & (x0 > turn)
+    # Before it, its slope rises with its hours: bought in part there, it takes what a binding
+    # row leaves (as a linear source at its kink does), its hours beside the multipliers.
+    rising = (a.curve == "hill") & ~a.concave & movable & ~past
+    smooth = (np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~straight) | past
+    free, linear = smooth & movable, (straight & movable) | rising
     lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
-    hi = a.room
+    lo = np.where(past, np.maximum(lo, turn), lo)
+    hi = np.where(rising, np.minimum(a.room, turn), a.room)
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(hi), hi, 1.0))
     # fixed, at its lower bound, at its upper bound, between (smooth), at its kink (linear, between)
     inside = np.where(smooth, 3, 4)
@@ -184,6 +192,8 @@ def exact_hours(
     scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
     if np.any(rows.A @ x > rows.b + FEASIBILITY * scale) or np.any(x < lo - tol) or np.any(x > hi + tol):
         return None
+    if np.any((past & (state == 1)) | (rising & (state == 2))):
+        return None  # held at its steepest point, which is no bound of its own
     x = np.clip(x, lo, hi)
     x = np.where(free | linear | (x > BOUGHT_HOURS), x, 0.0)
     _e, v = a.value_of(x)
@@ -197,16 +207,35 @@ def exact_hours(
     return Polished(x, true_value, bound, float(mu[0]), shadow)
 
 
+def _steepest_hours(a: CurveArrays) -> np.ndarray:
+    """Hours bought at which each S-shaped hill curve (s > 1) is steepest,
+    ``e = k ((s − 1)/(s + 1))^(1/s)`` in effective hours; inf for every other curve [h]."""
+    hill = (a.curve == "hill") & ~a.concave & (a.rate > 0)
+    with np.errstate(all="ignore"):
+        e = a.k * ((a.shape - 1.0) / (a.shape + 1.0)) ** (1.0 / a.shape)
+        return np.where(hill, e / a.rate - a.held, np.inf)
+
+
+def _bend(a: CurveArrays, curves: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """v''(e) of ``curves`` at effective hours ``e``, by a central difference of v' (0 for a
+    linear curve) [value per effective h²]."""
+    step = INVERSE_STEP * np.maximum(np.abs(e), np.where(np.isfinite(a.k[curves]), a.k[curves], 1.0))
+    up = np.asarray(value.derivative(e + step, a.curve[curves], a.k[curves], a.shape[curves]), dtype=float)
+    down = np.asarray(value.derivative(np.maximum(e - step, 0.0), a.curve[curves], a.k[curves], a.shape[curves]), float)
+    return (up - down) / (e + step - np.maximum(e - step, 0.0))
+
+
 def _newton(
     rows: _Rows, a: CurveArrays, state: np.ndarray, binding: np.ndarray, mu: np.ndarray, fixed_x: np.ndarray,
     lo: np.ndarray, hi: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
     """Solve the binding rows for their multipliers with the between sources at their price.
 
-    A linear source at its kink (state 4) is not a function of its price: its hours are
-    unknowns beside the multipliers, and its marginal value ρσφ equal to its price in
-    multipliers an equation beside the rows (the saddle-point system of the optimality
-    conditions; ``fixed_x`` holds the kinks' hours to start from)."""
+    A linear source at its kink, or an S-shaped one bought in part before its steepest point
+    (state 4), is not a function of its price: its hours are unknowns beside the multipliers,
+    and its marginal value ρσφ·v'(e) equal to its price in multipliers an equation beside the
+    rows (the saddle-point system of the optimality conditions; ``fixed_x`` holds their hours to
+    start from)."""
     A = rows.A
     between = state == 3
     kink = np.flatnonzero(state == 4)
@@ -229,7 +258,9 @@ def _newton(
     def residual(m: np.ndarray, xk: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x, slope = hours(m, xk)
         scale = np.maximum(1.0, np.abs(rows.b[B]) + np.abs(A[B]) @ np.abs(np.where(np.isfinite(x), x, 0.0)))
-        priced = (A[:, kink].T @ m - a.rate[kink]) / a.rate[kink]
+        e = a.rate[kink] * (a.held[kink] + x[kink])
+        own = np.asarray(value.derivative(e, a.curve[kink], a.k[kink], a.shape[kink]), dtype=float)
+        priced = (A[:, kink].T @ m) / a.rate[kink] - own
         return np.concatenate([(A[B] @ x - rows.b[B]) / scale, priced]), x, slope
 
     m, xk = mu.copy(), fixed_x[kink].copy()
@@ -247,6 +278,7 @@ def _newton(
         J[: len(B), : len(B)] = (A[B][:, between] * slope[between]) @ A[B][:, between].T / scale[:, None]
         J[: len(B), len(B) :] = A[B][:, kink] / scale[:, None]
         J[len(B) :, : len(B)] = (A[B][:, kink] / a.rate[kink]).T
+        J[len(B) :, len(B) :] = np.diag(-a.rate[kink] * _bend(a, kink, a.rate[kink] * (a.held[kink] + x[kink])))
         try:
             delta = np.linalg.solve(J, f)
         except np.linalg.LinAlgError:

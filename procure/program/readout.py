@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import highspy
 import numpy as np
 
 from .bound_duals import with_box_duals
@@ -23,6 +24,7 @@ from .plan import Plan, read_plan, relative_gap
 from .polish import DUAL_ZERO, polish
 from .problem import CAPACITIES
 from .rows import coupling_rows
+from .sharpen import sharpened
 from .state import Refined, Solving
 
 
@@ -49,10 +51,11 @@ def exact_solve(program: Solving, r: Refined, deadline: float) -> tuple[Refined,
         mu = with_box_duals(r.mu, rows.A, rows.b, range(1, 1 + len(built.capacity_names)), r.x, a.room,
                             a.slope_of(r.x))  # fmt: skip
         return r, float(mu[0]), _shadow(rows.names[1:], list(mu[1:]))
-    lam, shadow = duals_of(program, r.results)
     polished = polish(program, r)
-    if polished is None:
-        return r, lam, shadow
+    if polished is None:  # the certified hours stand; the prices are read where the slopes are pinned
+        solution, lp = sharpened(program, r, deadline)
+        lam, shadow = duals_of(program, solution, lp)
+        return replace(r, prices=lp), lam, shadow
     built = program.built
     upper = r.upper
     if not built.has_integers:
@@ -102,8 +105,8 @@ def plan_of(
         return single_period_plan(replace(single, base=single.base.asking(budget=r.budget)), plan)
     if isinstance(formulation, PeriodProblem):
         pp = replace(formulation, base=program.problem.asking(budget=r.budget))
-        return read_period_plan(pp, plan, program.highs.purchases(r.results), program.highs.row_duals(r.results),
-                                period_rows_of(program))  # fmt: skip
+        duals = program.highs.row_duals(r.results, r.prices)
+        return read_period_plan(pp, plan, program.highs.purchases(r.results), duals, period_rows_of(program))
     return plan
 
 
@@ -121,7 +124,7 @@ def money_of(program: Solving, r: Refined) -> float:
 def money_dual_of(program: Solving, r: Refined) -> float:
     """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
     if isinstance(program.formulation, PeriodProblem):
-        return budget_dual(program.formulation, program.highs.row_duals(r.results), period_rows_of(program))
+        return budget_dual(program.formulation, program.highs.row_duals(r.results, r.prices), period_rows_of(program))
     return program.highs.duals(r.results)[0]
 
 
@@ -131,9 +134,9 @@ def period_rows_of(program: Solving) -> dict[str, list[int]]:
     return period_rows(program.built.model, program.highs.row_of, list(program.problem.max_share))
 
 
-def duals_of(program: Solving, res: Solution) -> tuple[float, dict[str, float]]:
+def duals_of(program: Solving, res: Solution, lp: highspy.Highs | None = None) -> tuple[float, dict[str, float]]:
     """λ [value per $] and the shadow prices [value per unit], from the LP (with integers fixed
-    at the plan if any)."""
-    lam, capacity, mix = program.highs.duals(res)
+    at the plan if any; ``lp``, an LP of the model with rows appended, where given)."""
+    lam, capacity, mix = program.highs.duals(res, lp)
     names = [str(r) for r in program.built.capacity_names] + [f"max_share:{k}" for k in program.problem.max_share]
     return float(lam), _shadow(names, capacity + mix)

@@ -140,10 +140,18 @@ class Program:
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
-            self._built = build(formulation, hill_points=self._first_hill_points, hill_breakpoints=hill_breakpoints,
-                                cuts=old.cuts() if old is not None else [], fixed_hours=self.fixed_hours,
-                                dual_guide=self.dual_guide, deadline=self.deadline)  # fmt: skip
-            self._highs = HighsModel(self._built, self.deadline)
+            try:
+                self._built = build(formulation, hill_points=self._first_hill_points,
+                                    hill_breakpoints=hill_breakpoints, cuts=old.cuts() if old is not None else [],
+                                    fixed_hours=self.fixed_hours, dual_guide=self.dual_guide,
+                                    deadline=self.deadline)  # fmt: skip
+                self._highs = HighsModel(self._built, self.deadline)
+            except SolveError as exc:
+                if exc.reason is not Reason.TIME_LIMIT:
+                    raise
+                where = str(exc).split(" while ", 1)[-1]  # what the build was doing
+                raise SolveError(f"out of time: the time limit of {self.time_limit:g} s was reached while {where}",
+                                 Reason.TIME_LIMIT) from None  # fmt: skip
         self.last_build_seconds = time.perf_counter() - t0
         self.build_seconds += self.last_build_seconds
 

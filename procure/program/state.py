@@ -45,6 +45,9 @@ class Refined:
         The exact multipliers of the coupling rows (budget, capacities, mix bounds, in
         :func:`procure.program.dual.coupling_rows` order) when the hours are exact; None when
         they are the LP's.
+    prices : highspy.Highs or None
+        The LP the prices are read from where it is not the model's own
+        (:func:`procure.program.sharpen.sharpened`); None: the model's.
     """
 
     budget: float
@@ -57,6 +60,7 @@ class Refined:
     results: Any
     lam: float = math.nan
     mu: np.ndarray | None = None
+    prices: Any = None
 
 
 @dataclass(frozen=True)

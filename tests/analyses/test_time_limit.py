@@ -97,13 +97,13 @@ def test_byte_price_range_stops_at_its_deadline():
 @pytest.mark.parametrize("limit", [0, -1.0, float("nan"), float("inf"), 1e400, 2e6])
 def test_a_time_limit_that_is_not_a_positive_number_is_one_line(limit, capsys):
     # before: inf and 1e400 were taken as no limit at all, which no loop of a command honours
-    with pytest.raises(InputError, match=r"time_limit = .* is invalid: must be a number ≥ 1e-06 and ≤ 1e\+06"):
+    with pytest.raises(InputError, match=r"time_limit = .* is invalid: must be a number ≥ 1e-09 and ≤ 1e\+06"):
         solving.prepare(budget=100_000, time_limit=limit)
-    with pytest.raises(InputError, match="is invalid: must be a number ≥ 1e-06 and ≤ 1e\\+06"):
+    with pytest.raises(InputError, match="is invalid: must be a number ≥ 1e-09 and ≤ 1e\\+06"):
         Deadline.after(limit)
     assert main(["solve", "--budget", "100000", "--time-limit", str(limit)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "is invalid: must be a number ≥ 1e-06 and ≤ 1e+06" in err
+    assert err.count("\n") == 1 and "is invalid: must be a number ≥ 1e-09 and ≤ 1e+06" in err
 
 
 def test_the_command_ends_within_the_limit_and_its_margin(capsys):
