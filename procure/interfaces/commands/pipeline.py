@@ -47,6 +47,9 @@ BILL_EXTRA_KEYS = (
     "core_hours",
     "g",
     "largest_stalling_params",
+    "codec",
+    "nvdec_engines",
+    "note",
 )
 
 
@@ -76,13 +79,18 @@ def variant_from(ledger: Ledger, o: dict[str, Any]) -> tuple[Any, Any]:
         read=o["read"],
         gop=o["gop"],
         core_fps_1080p=o["core_fps_1080p"],
+        codec=o["codec"],
     )
 
 
 def bill_record(row: Any) -> dict[str, Any]:
     """The JSON object of ``procure bill`` for one evaluated row."""
+    from ...pipeline.codecs import codec_name
+
     out = {key: row[col] for key, col in BILL_KEYS.items()}
-    out.update({key: row[key] for key in BILL_EXTRA_KEYS})
+    out.update({key: row[key] for key in BILL_EXTRA_KEYS if key not in ("codec", "note")})
+    out["codec"] = codec_name(row.get("codec"))
+    out["note"] = row.get("nvdec_note") or None
     return jsonable(out)
 
 
