@@ -39,10 +39,14 @@ import numpy as np
 
 from ..errors import InputError
 from ..install import install_command
+from ..pipeline.bill import SECONDS_PER_HOUR
 from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
 from ..pipeline.streams import Stream, read_stream, require_av
 from .lerobot_info import (
     DTYPE_BYTES,
+    EPISODES_DIR,
+    INFO_PATH,
+    LEGACY_INFO_PATH,
     NO_BYTES,
     fail,
     feature_values,
@@ -61,9 +65,18 @@ MAX_PROBED_FILES = 200
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
 #: Ledger columns an import fills, in order.
 IMPORT_COLUMNS = (
-    "source", "kind", "price_usd_per_hour", "held_hours", "cameras", "width", "height", "fps",
-    "codec", "bits_per_pixel", "extra_bytes_per_s", "gop", "core_fps_1080p",
+    "source", "kind", "price_usd_per_hour", "available_hours", "held_hours", "exchange_rate", "cameras", "width",
+    "height", "fps", "codec", "bits_per_pixel", "extra_bytes_per_s", "gop", "core_fps_1080p",
 )  # fmt: skip
+#: Hours of an imported dataset that can be bought when no price is given [h]: none. A dataset
+#: read from disk is held; what more of it costs is the team's to say (``--price`` with
+#: ``--available-hours``), never a free, unlimited row.
+IMPORT_AVAILABLE_HOURS = 0.0
+#: The note on a row whose exchange rate was not given.
+EXCHANGE_RATE_NOTE = (
+    "exchange_rate not given: 1, an hour of this dataset worth one of your own hours; give --exchange-rate ρ "
+    "(docs/program.md) if it is worth less"
+)
 
 
 @dataclass(frozen=True)
@@ -177,12 +190,45 @@ def _sample(files: list[Path]) -> list[Path]:
     return [files[i] for i in picks.tolist()]
 
 
+def dataset_files(folder: str | Path) -> list[Path]:
+    """Every file of a LeRobot dataset an import reads: ``meta/info.json`` (and a v1.x
+    folder's ``meta_data/info.json``), the episodes tables under ``meta/episodes/`` and the
+    video files under ``videos/``; those that exist, and the two ``info.json`` whether or not."""
+    root = Path(folder)
+    files = [root / INFO_PATH, root / LEGACY_INFO_PATH]
+    episodes = root / EPISODES_DIR
+    if episodes.is_dir():
+        files.extend(sorted(p for p in episodes.rglob("*.parquet") if p.is_file()))
+    return files + _files(root)
+
+
+def _checked_text(name: str, value: str, option: str) -> str:
+    """A text column given by an option, stripped; blank refused naming the option."""
+    return str(check_source_value(name, value, option)).strip()
+
+
+def _check_row(path: Path, row: dict[str, Any]) -> None:
+    """Every number of an imported row in its column's range (a blank, NaN, is left blank).
+
+    Raises
+    ------
+    LedgerError
+        Naming ``info.json``, the column, the value and what is allowed.
+    """
+    for name, value in row.items():
+        if isinstance(value, float) and math.isnan(value):
+            continue
+        check_source_value(name, value, str(path))
+
+
 def import_lerobot(
     folder: str | Path,
     *,
     source: str | None = None,
     kind: str = "own",
     price: float | None = None,
+    available_hours: float | None = None,
+    exchange_rate: float | None = None,
     probe: bool = True,
     repeat: int = DEFAULT_REPEAT,
     progress: Progress | None = None,
@@ -194,11 +240,16 @@ def import_lerobot(
     folder : path-like
         The dataset's folder (with ``meta/info.json``; ``videos/`` for the video files).
     source : str, optional
-        The row's name; the folder's name by default.
+        The row's name; the folder's name by default. Blank is refused.
     kind : str, default "own"
-        The row's kind.
-    price : float, optional
-        The price of an hour [$/h]; 0 by default (a dataset already held).
+        The row's kind. Blank is refused.
+    price, available_hours : float, optional
+        The price of an hour [$/h] and the hours that can be bought at it [h], given both or
+        neither. Neither: the row holds the dataset's hours and has nothing to buy (price 0,
+        ``available_hours`` :data:`IMPORT_AVAILABLE_HOURS`).
+    exchange_rate : float, optional
+        ρ, the row's own-hours per hour [own-hours/h]; 1 when not given, with a note
+        (:data:`EXCHANGE_RATE_NOTE`).
     probe : bool, default True
         Read the video files with PyAV (when installed): each file's frames and stream bytes
         for ``bits_per_pixel``, and one file timed for ``gop`` and ``core_fps_1080p``.
@@ -223,8 +274,19 @@ def import_lerobot(
         A ``repeat`` out of range, or a video file that cannot be read (naming it).
     """
     runs = check_repeat(repeat)
+    if (price is None) != (available_hours is None):
+        raise InputError(
+            "--price and --available-hours go together: the price of the hours that can be bought, and how many; "
+            "give neither for a dataset held with nothing to buy"
+        )
     if price is not None:
-        price = float(check_source_value("price_usd_per_hour", price, "price"))
+        price = float(check_source_value("price_usd_per_hour", price, "--price"))
+        available_hours = float(check_source_value("available_hours", available_hours, "--available-hours"))
+    if exchange_rate is not None:
+        exchange_rate = float(check_source_value("exchange_rate", exchange_rate, "--exchange-rate"))
+    if source is not None:
+        source = _checked_text("source", source, "--source")
+    kind = _checked_text("kind", kind, "--kind")
     path, info = read_info(folder)
     root = Path(folder)
     fps = float(info["fps"])
@@ -248,7 +310,9 @@ def import_lerobot(
         "source": source or root.resolve().name,
         "kind": kind,
         "price_usd_per_hour": 0.0 if price is None else float(price),
-        "held_hours": frames / fps / 3600.0,
+        "available_hours": IMPORT_AVAILABLE_HOURS if available_hours is None else float(available_hours),
+        "held_hours": frames / fps / SECONDS_PER_HOUR,
+        "exchange_rate": 1.0 if exchange_rate is None else float(exchange_rate),
         "cameras": len(videos),
         "width": width,
         "height": height,
@@ -259,9 +323,13 @@ def import_lerobot(
         "gop": math.nan,
         "core_fps_1080p": math.nan,
     }
+    _check_row(path, row)
+    first = [EXCHANGE_RATE_NOTE] if exchange_rate is None else []
     files = _files(root)
     if not files:
-        return DatasetImport(row, ("no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank",))
+        return DatasetImport(
+            row, (*first, "no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank")
+        )
     with_av = probe
     if probe:
         try:
@@ -272,8 +340,8 @@ def import_lerobot(
         notes = _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
         if probe:
             notes.append("gop and core_fps_1080p left blank: timing a video file needs PyAV")
-        return DatasetImport(row, tuple(notes))
-    return DatasetImport(row, tuple(_from_probes(row, root, info, cameras, files, runs, progress)))
+        return DatasetImport(row, (*first, *notes))
+    return DatasetImport(row, (*first, *_from_probes(row, root, info, cameras, files, runs, progress)))
 
 
 def _from_file_bytes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -148,8 +149,20 @@ def import_group() -> None:
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="The row's name. Default: the dataset folder's name.")
 @click.option("--kind", default="own", show_default=True, help="The row's kind.")
-@click.option("--price", type=FieldNumber("price_usd_per_hour"), default=None,
-              help="Price of an hour [$/h]. Default 0 (held already).")  # fmt: skip
+@click.option(
+    "--price",
+    type=FieldNumber("price_usd_per_hour"),
+    default=None,
+    help="Price of an hour that can be bought [$/h]; with --available-hours. Default: held, nothing to buy.",
+)
+@click.option(
+    "--available-hours",
+    type=FieldNumber("available_hours"),
+    default=None,
+    help="Hours that can be bought at --price [h]; with --price. Default 0: nothing to buy.",
+)
+@click.option("--exchange-rate", type=FieldNumber("exchange_rate"), default=None,
+              help="ρ, own-hours an hour of it is worth. Default 1, said in a note.")  # fmt: skip
 @click.option(
     "--saturation-hours",
     type=float,
@@ -161,11 +174,13 @@ def import_group() -> None:
 @click.option("--append", is_flag=True, help="Add the row to the ledger's sources.csv (atomically).")
 @json_out_option
 def import_lerobot_command(
-    dataset: Path, source: str | None, kind: str, price: float | None, saturation_hours: float | None,
-    repeat: int, ledger_dir: Path | None, append: bool, json_out: str | None,
+    dataset: Path, source: str | None, kind: str, price: float | None, available_hours: float | None,
+    exchange_rate: float | None, saturation_hours: float | None, repeat: int, ledger_dir: Path | None, append: bool,
+    json_out: str | None,
 ) -> None:  # fmt: skip
-    """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row."""
-    from ...ledger.lerobot import import_lerobot
+    """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row: its hours held, with nothing to buy
+    unless --price and --available-hours say what more costs."""
+    from ...ledger.lerobot import dataset_files, import_lerobot
     from .. import render
 
     if append and ledger_dir is None:
@@ -175,13 +190,19 @@ def import_lerobot_command(
             "--append needs --saturation-hours H: the row's value scale, which a dataset cannot tell (docs/program.md)"
         )
     out = outputs(json_out=json_out)
+    read = dataset_files(dataset)
+    out.reads(read, "a file of the dataset this import reads")
     if append:
         from ...ledger.load import ledger_files
 
         out.reads(ledger_files(ledger_dir))
         out.will_edit(ledger_files(ledger_dir)[0])  # sources.csv
+        _not_read(ledger_files(ledger_dir)[0], read)
     with progress(out, "reading the dataset's videos") as tick:
-        result = import_lerobot(dataset, source=source, kind=kind, price=price, repeat=repeat, progress=tick)
+        result = import_lerobot(
+            dataset, source=source, kind=kind, price=price, available_hours=available_hours,
+            exchange_rate=exchange_rate, repeat=repeat, progress=tick,
+        )  # fmt: skip
     row = dict(result.row)
     if saturation_hours is not None:
         from ...ledger.load import check_source_value
@@ -198,3 +219,23 @@ def import_lerobot_command(
         added = f"Added {row['source']!r} to {ledger_dir}/sources.csv"
         out.ledger_edit(row_edit(ledger_dir, row), added)  # type: ignore[arg-type]
     out.commit()
+
+
+def _not_read(edited: Path, read: list[Path]) -> None:
+    """Refuse, before any work, a ledger file the import would edit that is one of the files it
+    reads (a ``sources.csv`` linked to the dataset's ``info.json``).
+
+    Raises
+    ------
+    InputError
+        Naming the ledger file and the dataset file.
+    """
+    from ...errors import invalid
+
+    for file in read:
+        try:
+            same = os.path.samefile(edited, file)
+        except OSError:
+            same = False
+        if same:
+            raise invalid("ledger", str(edited), f"it is a file of the dataset this import reads ({file})")
