@@ -54,6 +54,7 @@ from .lerobot_info import (
     read_info,
     video_info,
 )
+from .lerobot_v3 import Camera, apply_cameras, cameras_on_disk, hours_from_episodes, read_episodes
 from .sources import check_source_value
 
 #: Episodes a chunk when ``info.json`` gives no ``chunks_size`` (LeRobot's default) [episodes].
@@ -90,14 +91,21 @@ class DatasetImport:
     notes : tuple of str
         What the row rests on when it is not the whole dataset, or is uncertain: part of the
         videos on disk, files sampled, a variable frame rate, noisy decode rates.
+    cameras : tuple of Camera
+        Each camera's files on disk, measured (a v3.0 dataset with episodes tables).
     """
 
     row: dict[str, Any]
     notes: tuple[str, ...] = ()
+    cameras: tuple[Camera, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The row's columns and ``notes`` (a list), JSON-ready."""
-        return {**self.row, "notes": list(self.notes)}
+        """The row's columns, ``notes`` (a list) and, for a v3.0 dataset with episodes tables,
+        ``per_camera`` (:class:`procure.ledger.lerobot_v3.Camera` each), JSON-ready."""
+        out = {**self.row, "notes": list(self.notes)}
+        if self.cameras:
+            out["per_camera"] = [c.to_dict() for c in self.cameras]
+        return out
 
 
 def _pattern(template: object) -> re.Pattern[str] | None:
@@ -323,25 +331,37 @@ def import_lerobot(
         "gop": math.nan,
         "core_fps_1080p": math.nan,
     }
-    _check_row(path, row)
     first = [EXCHANGE_RATE_NOTE] if exchange_rate is None else []
+    episodes = read_episodes(root, info, cameras) if str(info["codebase_version"]) == "v3.0" else None
+    if isinstance(episodes, str):
+        first.append(episodes)
+        episodes = None
     files = _files(root)
-    if not files:
-        return DatasetImport(
-            row, (*first, "no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank")
-        )
-    with_av = probe
-    if probe:
+    with_av = probe and bool(files)
+    if with_av:
         try:
             require_av()
         except InputError:
             with_av = False
-    if not with_av:
-        notes = _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
+    if not files:
+        notes = ["no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank"]
+    elif not with_av:
+        notes = (
+            [] if episodes else _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
+        )
         if probe:
             notes.append("gop and core_fps_1080p left blank: timing a video file needs PyAV")
-        return DatasetImport(row, (*first, *notes))
-    return DatasetImport(row, (*first, *_from_probes(row, root, info, cameras, files, runs, progress)))
+    else:
+        notes = _from_probes(row, root, info, cameras, files, runs, progress)
+    per_camera: tuple[Camera, ...] = ()
+    if episodes is not None:
+        notes[:0] = hours_from_episodes(row, episodes, frames, path)
+        declared = {c: str(video_info(videos[c]).get("video.codec", "")) for c in cameras}
+        measured, on_disk = cameras_on_disk(root, episodes, dict(zip(cameras, sizes, strict=True)), declared, with_av)
+        notes.extend([*on_disk, *apply_cameras(row, measured)])
+        per_camera = tuple(measured)
+    _check_row(path, row)
+    return DatasetImport(row, (*first, *notes), per_camera)
 
 
 def _from_file_bytes(

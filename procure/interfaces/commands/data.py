@@ -208,9 +208,15 @@ def import_lerobot_command(
         from ...ledger.load import check_source_value
 
         row["saturation_hours"] = check_source_value("saturation_hours", saturation_hours, "--saturation-hours")
-    out.json({**row, "notes": list(result.notes)})
+    cameras = [c.to_dict() for c in result.cameras]
+    out.json({**row, "notes": list(result.notes), **({"per_camera": cameras} if cameras else {})})
     if json_out is None:
         render.print_row(console, row)
+        for c in cameras:
+            say(
+                f"{c['camera']}: {c['width']}×{c['height']} {c['codec'] or '?'}, gop {c['gop']:g}, {c['files']:,} "
+                f"file(s), {c['frames']:,} frames, {c['bytes']:,} B, {c['bits_per_pixel']:.4f} bit/px"
+            )
         for text in result.notes:
             note(f"Note: {text}", whole=str(dataset))  # its files' paths start with the dataset's
     if append:
