@@ -28,8 +28,6 @@ the import with one line naming the file, the field, the value and what is allow
 from __future__ import annotations
 
 import math
-import re
-import string
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +40,7 @@ from ..install import install_command
 from ..pipeline.bill import SECONDS_PER_HOUR
 from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
 from ..pipeline.streams import Stream, read_stream, require_av
+from .lerobot_coverage import v2_coverage, v3_coverage
 from .lerobot_info import (
     DTYPE_BYTES,
     EPISODES_DIR,
@@ -61,7 +60,6 @@ from .sources import check_source_value
 DEFAULT_CHUNK_SIZE = 1000
 #: Most video files read for the bits per pixel; more are sampled evenly over their sorted paths.
 MAX_PROBED_FILES = 200
-#: Characters of a bad value shown in an error before it is shortened.
 #: Video file endings counted as a dataset's video bytes.
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
 #: Ledger columns an import fills, in order.
@@ -108,86 +106,11 @@ class DatasetImport:
         return out
 
 
-def _pattern(template: object) -> re.Pattern[str] | None:
-    """A regular expression matching the paths of ``info.json``'s ``video_path`` template, with
-    a group per field (``video_key``, ``episode_index``, …); None without a usable template."""
-    if not isinstance(template, str) or not template:
-        return None
-    parts: list[str] = []
-    seen: set[str] = set()
-    try:
-        for literal, field, spec, _conversion in string.Formatter().parse(template):
-            parts.append(re.escape(literal))
-            if field is None:
-                continue
-            if not field.isidentifier():
-                return None
-            if field in seen:  # the same field twice: the same text twice
-                parts.append(f"(?P={field})")
-            else:
-                parts.append(f"(?P<{field}>[0-9]+)" if (spec or "").endswith("d") else f"(?P<{field}>.+?)")
-            seen.add(field)
-        return re.compile("".join(parts))
-    except (ValueError, re.error):
-        return None
-
-
 def _files(root: Path) -> list[Path]:
     folder = root / "videos"
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in VIDEO_SUFFIXES and p.is_file())
-
-
-def _v2_coverage(root: Path, info: dict[str, Any], cameras: list[str], files: list[Path]) -> str | None:
-    """A note when a v2.x dataset's video files on disk are fewer than it declares."""
-    episodes = info.get("total_episodes")
-    declared = info.get("total_videos")
-    if declared is None and episodes is not None:
-        declared = episodes * len(cameras)
-    if declared is None or len(files) >= declared:
-        return None
-    pattern = _pattern(info.get("video_path"))
-    held: dict[int, set[str]] = {}
-    if pattern is not None and episodes is not None:
-        for p in files:
-            match = pattern.fullmatch(p.relative_to(root).as_posix())
-            if match and "episode_index" in match.groupdict() and match.groupdict().get("video_key") in cameras:
-                held.setdefault(int(match.group("episode_index")), set()).add(str(match.group("video_key")))
-    if held:
-        complete = sum(1 for keys in held.values() if len(keys) == len(cameras))
-        return (
-            f"{complete:,} of {episodes:,} episodes have every camera's video on disk "
-            f"({len(files):,} of {declared:,} files)"
-        )
-    return f"{len(files):,} of {declared:,} video files on disk"
-
-
-def _camera(root: Path, path: Path, pattern: re.Pattern[str] | None, cameras: list[str]) -> str | None:
-    """The video feature a file belongs to: from the ``video_path`` template, else the
-    folder named after the feature."""
-    rel = path.relative_to(root)
-    if pattern is not None:
-        match = pattern.fullmatch(rel.as_posix())
-        if match and match.groupdict().get("video_key") in cameras:
-            return str(match.group("video_key"))
-    return next((part for part in rel.parts if part in cameras), None)
-
-
-def _v3_coverage(root: Path, info: dict[str, Any], cameras: list[str], probed: list[Stream]) -> str | None:
-    """A note when a v3.0 dataset's video files on disk hold fewer frames than it declares."""
-    pattern = _pattern(info.get("video_path"))
-    held: Counter[str] = Counter()
-    for s in probed:
-        held[_camera(root, Path(s.file), pattern, cameras) or ""] += s.frames
-    total = int(info["total_frames"])
-    on_disk = sum(min(held[c], total) for c in cameras)
-    if on_disk >= total * len(cameras):
-        return None
-    return (
-        f"the videos on disk hold {on_disk:,} of the {total * len(cameras):,} frames info.json declares "
-        f"({len(cameras)} cameras × {total:,})"
-    )
 
 
 def _sample(files: list[Path]) -> list[Path]:
@@ -370,7 +293,7 @@ def _from_file_bytes(
     """Without PyAV: ``row``'s bits per pixel from the files' bytes over the declared pixels
     (when every declared file is on disk); the notes."""
     v3 = str(info["codebase_version"]) == "v3.0"
-    coverage = None if v3 else _v2_coverage(root, info, cameras, files)
+    coverage = None if v3 else v2_coverage(root, info, cameras, files)
     if coverage is not None or not pixels:
         reason = f"{coverage}; counting their frames needs PyAV ({install_command('video')})" if coverage else (
             "the dataset declares no frames"
@@ -408,9 +331,9 @@ def _from_probes(
     row["codec"] = Counter(s.codec for s in probed).most_common(1)[0][0]
     notes: list[str] = []
     if str(info["codebase_version"]) == "v3.0":
-        coverage = _v3_coverage(root, info, cameras, probed) if len(chosen) == len(files) else None
+        coverage = v3_coverage(root, info, cameras, probed) if len(chosen) == len(files) else None
     else:
-        coverage = _v2_coverage(root, info, cameras, files)
+        coverage = v2_coverage(root, info, cameras, files)
     if coverage:
         notes.append(f"{coverage}; bits per pixel from those")
     if len(chosen) < len(files):
