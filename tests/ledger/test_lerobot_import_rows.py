@@ -91,3 +91,16 @@ def test_the_ledger_edit_never_overwrites_a_file_the_import_reads(tmp_path, caps
     assert main(args) == 2
     assert info.read_bytes() == before
     assert "info.json" in capsys.readouterr().err
+
+
+def test_append_of_another_kind_needs_its_exchange_rate(tmp_path, capsys, ledger_copy):
+    root = make_dataset(tmp_path / "ds", "v2.1")
+    before = (ledger_copy / "sources.csv").read_bytes()
+    args = ["import", "lerobot", str(root), "--source", "arm3", "--kind", "older_arm", "--append", "--ledger",
+            str(ledger_copy), "--saturation-hours", "500"]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "kind 'older_arm' needs --exchange-rate" in err
+    assert (ledger_copy / "sources.csv").read_bytes() == before
+    assert main([*args, "--exchange-rate", "0.3"]) == 0
+    assert load_ledger(ledger_copy).source("arm3")["exchange_rate"] == 0.3

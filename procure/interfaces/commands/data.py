@@ -22,6 +22,10 @@ _ENCODE_HELP = (
     "the cluster's [decode] encode_fps_1080p, which prices re-encoding a source."
 )
 
+#: The kind of a team's own hours, whose exchange rate is 1 by definition (own-hours per hour).
+OWN_KIND = "own"
+
+_EXCHANGE_HELP = "ρ, own-hours an hour of it is worth. Default 1 (noted); needed to --append a kind other than own."
 _IMPORT_LEDGER_HELP = "The ledger folder whose sources.csv --append adds the row to (needed with --append; no default)."
 
 
@@ -161,8 +165,7 @@ def import_group() -> None:
     default=None,
     help="Hours that can be bought at --price [h]; with --price. Default 0: nothing to buy.",
 )
-@click.option("--exchange-rate", type=FieldNumber("exchange_rate"), default=None,
-              help="ρ, own-hours an hour of it is worth. Default 1, said in a note.")  # fmt: skip
+@click.option("--exchange-rate", type=FieldNumber("exchange_rate"), default=None, help=_EXCHANGE_HELP)
 @click.option(
     "--saturation-hours",
     type=float,
@@ -188,6 +191,11 @@ def import_lerobot_command(
     if append and saturation_hours is None:
         raise click.UsageError(
             "--append needs --saturation-hours H: the row's value scale, which a dataset cannot tell (docs/program.md)"
+        )
+    if append and exchange_rate is None and kind.strip() != OWN_KIND:
+        raise click.UsageError(
+            f"--append of a row of kind {kind.strip()!r} needs --exchange-rate ρ: what an hour of it is worth in "
+            f"your own hours (1 only for kind {OWN_KIND!r}, which is your own data)"
         )
     out = outputs(json_out=json_out)
     read = dataset_files(dataset)
