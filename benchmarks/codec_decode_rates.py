@@ -77,6 +77,44 @@ def encode_clip(path: Path, encoder: str, options: dict[str, str], width: int, h
     return path
 
 
+#: Image codecs (ffprobe's names) → PyAV encoder, for frames stored as images (RLDS).
+IMAGE_ENCODERS = {"mjpeg": "mjpeg", "png": "png"}
+
+
+def image_rate(codec: str, width: int, height: int, frames: int, repeat: int) -> tuple[float, float]:
+    """One core's 1080p decode rate of frames stored as images [frames/s], median of ``repeat``
+    runs, each frame decoded on one thread and converted to RGB; and the bits per pixel."""
+    import statistics
+    import time
+
+    import av
+
+    rng = np.random.default_rng(0)
+    encoder = av.CodecContext.create(IMAGE_ENCODERS[codec], "w")
+    encoder.width, encoder.height = width, height
+    encoder.pix_fmt = "yuvj420p" if codec == "mjpeg" else "rgb24"
+    encoder.time_base = Fraction(1, 30)
+    encoder.open()
+    y, x = np.mgrid[0:height, 0:width]
+    packets = []
+    for i in range(frames):
+        base = np.stack([(x // 4 + i * 3) % 256, (y // 4 + i * 5) % 256, ((x + y) // 8 + i) % 256], axis=-1)
+        image = (base + rng.integers(0, NOISE_LEVELS, (height, width, 3))).clip(0, 255).astype(np.uint8)
+        frame = av.VideoFrame.from_ndarray(image, format="rgb24").reformat(format=encoder.pix_fmt)
+        packets.extend(bytes(p) for p in encoder.encode(frame))
+    rates = []
+    for _ in range(repeat + 1):  # the first run warms up
+        decoder = av.CodecContext.create(codec, "r")
+        decoder.thread_count = 1
+        t0 = time.perf_counter()
+        for data in packets:
+            for frame in decoder.decode(av.Packet(data)):
+                frame.to_ndarray(format="rgb24")
+        rates.append(len(packets) / (time.perf_counter() - t0))
+    bits = sum(len(p) for p in packets) * 8 / (len(packets) * width * height)
+    return statistics.median(rates[1:]) * width * height / (1920 * 1080), bits
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--width", type=int, default=1920)
@@ -104,6 +142,9 @@ def main() -> None:
     size = f"{args.width}×{args.height}"
     print(f"PyAV {av.__version__}, {size}, {args.frames} frames, one thread, median of {args.repeat}")
     print(f"{'codec':6} {'encoder':11} {'bit/px':>7} {'1080p fps':>10} {'min–max':>15} {'÷ H.264':>8}")
+    for codec in IMAGE_ENCODERS:
+        rate, bits = image_rate(codec, args.width, args.height, args.frames, args.repeat)
+        print(f"{codec:6} {IMAGE_ENCODERS[codec]:11} {bits:7.4f} {rate:10.1f} {'(images)':>15} {rate / h264:8.3f}")
     for codec, name, c in rows:
         scale = c.core_fps_1080p / c.decode_fps  # the file's rate to its 1080p-equivalent
         spread = f"{c.decode_fps_min * scale:.0f}–{c.decode_fps_max * scale:.0f}"

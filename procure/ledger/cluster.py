@@ -93,6 +93,8 @@ class Cluster:
     core_fps_1080p_hevc: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_hevc"].default
     core_fps_1080p_av1: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_av1"].default
     core_fps_1080p_vp9: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_vp9"].default
+    core_fps_1080p_mjpeg: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_mjpeg"].default
+    core_fps_1080p_png: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_png"].default
 
     @property
     def core_rates(self) -> dict[str, float]:
@@ -227,4 +229,6 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
         core_fps_1080p_hevc=values["core_fps_1080p_hevc"],
         core_fps_1080p_av1=values["core_fps_1080p_av1"],
         core_fps_1080p_vp9=values["core_fps_1080p_vp9"],
+        core_fps_1080p_mjpeg=values["core_fps_1080p_mjpeg"],
+        core_fps_1080p_png=values["core_fps_1080p_png"],
     )

@@ -138,7 +138,7 @@ def _checked_text(name: str, value: str, option: str) -> str:
     return str(check_source_value(name, value, option)).strip()
 
 
-def _check_row(path: Path, row: dict[str, Any]) -> None:
+def check_row(path: Path, row: dict[str, Any]) -> None:
     """Every number of an imported row in its column's range (a blank, NaN, is left blank).
 
     Raises
@@ -283,7 +283,7 @@ def import_lerobot(
         measured, on_disk = cameras_on_disk(root, episodes, dict(zip(cameras, sizes, strict=True)), declared, with_av)
         notes.extend([*on_disk, *apply_cameras(row, measured)])
         per_camera = tuple(measured)
-    _check_row(path, row)
+    check_row(path, row)
     return DatasetImport(row, (*first, *notes), per_camera)
 
 

@@ -175,7 +175,10 @@ NUMBER_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.kind == "number
 #: rate (120) times the codec's rate over H.264's, measured with PyAV (one thread, frames
 #: converted to RGB) on clips encoded at 8 Mbit/s by ``benchmarks/codec_decode_rates.py``
 #: (docs/pipeline.md, "Codecs"). (codec, name in messages, rate)
-CODEC_CORE_FPS = (("hevc", "HEVC", 72.0), ("av1", "AV1 (dav1d)", 193.0), ("vp9", "VP9", 132.0))
+CODEC_CORE_FPS = (
+    ("hevc", "HEVC", 72.0), ("av1", "AV1 (dav1d)", 193.0), ("vp9", "VP9", 132.0),
+    ("mjpeg", "JPEG image", 187.0), ("png", "PNG image", 33.0),
+)  # fmt: skip
 CODEC_RATE_DOC = "120 × its rate over H.264's measured by benchmarks/codec_decode_rates.py"
 
 

@@ -5,6 +5,8 @@ A codec is named as ``ffprobe``'s ``codec_name`` names it (``h264``, ``hevc``, `
 ``av01``, ``h265``, …) are read as that name (:data:`ALIASES`), and a blank is the lesson's
 H.264 (:data:`DEFAULT_CODEC`), so a source that states no codec is priced as before.
 
+* Frames stored as images (an RLDS dataset) are ``mjpeg`` (JPEG) or ``png``, each frame its own
+  keyframe (``gop`` 1).
 * A CPU core's 1080p decode rate depends on the codec: the cluster's ``[decode]
   core_fps_1080p`` is H.264's, and ``core_fps_1080p_<codec>`` the rate of each codec of
   :data:`RATED_CODECS`; a codec with no key of its own is decoded at H.264's rate.
@@ -29,10 +31,11 @@ ALIASES = {
     "h265": "hevc", "h.265": "hevc", "hvc1": "hevc", "hev1": "hevc", "x265": "hevc", "libx265": "hevc",
     "av01": "av1", "libsvtav1": "av1", "libaom-av1": "av1", "librav1e": "av1", "libdav1d": "av1",
     "vp09": "vp9", "libvpx-vp9": "vp9", "vp08": "vp8", "libvpx": "vp8",
+    "jpeg": "mjpeg", "jpg": "mjpeg",
 }  # fmt: skip
 #: Codecs with a core decode rate of their own, the cluster's ``[decode] core_fps_1080p_<codec>``;
 #: H.264's is ``core_fps_1080p``.
-RATED_CODECS = ("hevc", "av1", "vp9")
+RATED_CODECS = ("hevc", "av1", "vp9", "mjpeg", "png")
 #: The cluster key of H.264's core rate, and the prefix of the other codecs' keys.
 RATE_KEY = "core_fps_1080p"
 
