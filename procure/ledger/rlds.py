@@ -27,6 +27,7 @@ from ..errors import InputError, LedgerError
 from ..pipeline.bill import SECONDS_PER_HOUR
 from .lerobot import EXCHANGE_RATE_NOTE, IMPORT_AVAILABLE_HOURS, DatasetImport, check_row
 from .lerobot_info import MAX_FRAME_SIDE
+from .lerobot_v3 import Camera
 from .sources import check_source_value
 from .tfrecord import Feature, example_features, records
 
@@ -206,7 +207,12 @@ def import_rlds(
     if len({(w, h) for w, h, _c in cameras.values()}) > 1:
         shown = ", ".join(f"{k} {w}×{h}" for k, (w, h, _c) in cameras.items())
         notes.append(f"cameras of different sizes ({shown}): the row prices each at {width}×{height}, the largest")
-    return DatasetImport(row, tuple(notes))
+    per_camera = tuple(
+        Camera(key.rsplit("/", 1)[-1], w, h, c, 1.0, len(shards), frames[key], held[key],
+               held[key] * 8.0 / (frames[key] * w * h) if frames[key] else math.nan)
+        for key, (w, h, c) in cameras.items()
+    )  # fmt: skip
+    return DatasetImport(row, tuple(notes), per_camera)
 
 
 def rlds_files(folder: str | Path) -> list[Path]:

@@ -202,3 +202,26 @@ def test_a_video_path_of_other_fields_is_one_line(dataset, tmp_path, capsys):
     assert main(["import", "lerobot", str(root)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "info.json: video_path = " in err and "{file_index} only" in err
+
+
+def test_append_writes_each_camera_to_cameras_csv(dataset, capsys, ledger_copy):
+    from procure import load_ledger
+
+    args = ["import", "lerobot", str(dataset), "--source", "so101", "--append", "--ledger", str(ledger_copy),
+            "--saturation-hours", "500", "--repeat", "1"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    ledger = load_ledger(ledger_copy)
+    cams = ledger.cameras
+    assert list(cams["camera"]) == list(CAMERAS) and list(cams["width"]) == [192, 128]
+    row = ledger.source("so101")
+    pixels = sum(w * h for w, h in CAMERAS.values())
+    bits = sum(os.path.getsize(dataset / VIDEO_PATH.format(video_key=c, chunk_index=0, file_index=0)) * 8
+               for c in CAMERAS)  # fmt: skip
+    # The ledger prices the two cameras as their sum: a mean frame of their pixels, their bytes.
+    assert row["cameras"] == 2 and row["width"] * row["height"] == pytest.approx(pixels / 2)
+    assert row["bits_per_pixel"] * pixels * sum(LENGTHS) == pytest.approx(bits, rel=1e-9)
+    before = [(ledger_copy / f).read_bytes() for f in ("sources.csv", "cameras.csv")]
+    assert main(args) == 2  # the same source twice: neither file changes
+    assert "source = 'so101' has cameras already" in capsys.readouterr().err
+    assert [(ledger_copy / f).read_bytes() for f in ("sources.csv", "cameras.csv")] == before

@@ -177,3 +177,21 @@ def test_the_json_may_not_be_a_shard(tmp_path, capsys):
     assert main(["import", "rlds", str(tmp_path / "toy"), "--hz", "5", "--json", str(shard)]) == 2
     assert "a file of the dataset this import reads" in capsys.readouterr().err
     assert shard.read_bytes() == before
+
+
+def test_append_prices_each_camera(tmp_path, capsys, ledger_copy):
+    from procure import load_ledger
+
+    made = make_rlds(tmp_path / "toy")
+    args = ["import", "rlds", str(tmp_path / "toy"), "--hz", "5", "--append", "--ledger", str(ledger_copy),
+            "--saturation-hours", "100"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    ledger = load_ledger(ledger_copy)
+    row = ledger.source("toy_rlds")
+    assert list(ledger.cameras["camera"]) == ["image", "wrist_image"]
+    assert row["codec"] == "mjpeg" and row["gop"] == 1
+    # Two cameras priced as their sum: their mean frame, and their bytes exactly.
+    assert row["width"] * row["height"] == pytest.approx((64 * 48 + 32 * 24) / 2)
+    stored = row["bits_per_pixel"] * row["width"] * row["height"] * row["cameras"] * made["steps"] / 8
+    assert stored == pytest.approx(made["image_bytes"], rel=1e-9)

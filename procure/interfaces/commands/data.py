@@ -227,7 +227,22 @@ def _finish_import(out: Any, result: Any, dataset: Path, o: dict[str, Any]) -> N
 
         added = f"Added {row['source']!r} to {o['ledger_dir']}/sources.csv"
         out.ledger_edit(row_edit(o["ledger_dir"], row), added)
+        measured = list(getattr(result, "cameras", ()))
+        if len({(c.width, c.height) for c in measured}) > 1:  # priced camera by camera (cameras.csv)
+            _cameras_edit(out, Path(o["ledger_dir"]), str(row["source"]), measured)
     out.commit()
+
+
+def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any]) -> None:
+    """Add a source's cameras of different sizes to the ledger's ``cameras.csv`` with the row
+    (made first with only its header, which prices nothing, when the ledger has none)."""
+    from ...ledger.cameras import CAMERA_COLUMNS, CAMERAS_FILE
+    from ...ledger.cameras_edit import CamerasEdit
+
+    path = folder / CAMERAS_FILE
+    if not path.exists():
+        path.write_text(",".join(CAMERA_COLUMNS) + "\n", encoding="utf-8")
+    out.ledger_edit(CamerasEdit(folder, source, cameras), f"Added {len(cameras)} cameras of {source!r} to {path}")
 
 
 @import_group.command("lerobot")
