@@ -27,6 +27,13 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _source_of(line: str, header: list[str]) -> str:
+    """The ``source`` cell of one line of ``cameras.csv`` ("" for a blank line)."""
+    cells = next(csv.reader([line]), [])
+    where = header.index("source") if "source" in header else 0
+    return cells[where].strip() if len(cells) > where else ""
+
+
 class CamerasEdit:
     """The rows of one source's cameras added to ``cameras.csv`` (a :class:`procure.output.FileEdit`).
 
@@ -39,11 +46,15 @@ class CamerasEdit:
     cameras : sequence of Camera
         Each camera, one a row: its name, size, bits per pixel and keyframe interval; its frame
         rate is the source's.
+    replace : bool, default False
+        Put them in place of the source's rows there (``calibrate --write``); else a source
+        with rows there is refused.
     """
 
-    def __init__(self, folder: str | Path, source: str, cameras: Sequence[Camera]) -> None:
+    def __init__(self, folder: str | Path, source: str, cameras: Sequence[Camera], replace: bool = False) -> None:
         self.path = Path(folder) / CAMERAS_FILE
         self._source = source
+        self._replace = replace
         self._rows = [
             {"source": source, "camera": c.camera, "count": "1", "width": str(c.width), "height": str(c.height),
              "fps": "", "bits_per_pixel": _cell(c.bits_per_pixel), "gop": _cell(c.gop)}
@@ -69,7 +80,12 @@ class CamerasEdit:
             rows = list(csv.DictReader(io.StringIO(text)))
             header = [h.strip() for h in next(csv.reader(io.StringIO(text)))]
             if any((r.get("source") or "").strip() == self._source for r in rows):
-                raise LedgerError(f"{self.path}: source = {self._source!r} has cameras already: give another --source")
+                if not self._replace:
+                    raise LedgerError(
+                        f"{self.path}: source = {self._source!r} has cameras already: give another --source"
+                    )
+                lines = text.splitlines(keepends=True)
+                text = "".join([lines[0], *(ln for ln in lines[1:] if _source_of(ln, header) != self._source)])
             if not text.endswith("\n"):
                 text += "\n"
         else:

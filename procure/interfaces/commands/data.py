@@ -101,10 +101,16 @@ def calibrate_command(
                 note(f"Note: {f.file}: {text}", whole=str(f.file))
     if write:
         from ...ledger.edit import cells_edit
+        from ...pipeline.calibration_record import by_camera
 
         values = {k: total[k] for k in LEDGER_COLUMNS}
+        cameras = by_camera(files)
+        if len(cameras) > 1:  # files of several sizes: a camera each, in cameras.csv; the row takes the largest
+            values.update(width=cameras[0]["width"], height=cameras[0]["height"])
         wrote = f"Wrote {', '.join(LEDGER_COLUMNS)} into {source!r} of {ledger_dir}/sources.csv"
         out.ledger_edit(cells_edit(ledger_dir, str(source), values), wrote)  # type: ignore[arg-type]
+        if len(cameras) > 1:
+            _calibrated_cameras(out, Path(str(ledger_dir)), str(source), cameras)
     out.commit()
     if write and encode and out.tables:
         rate = _toml_number(total["encode_fps_1080p"])
@@ -233,7 +239,16 @@ def _finish_import(out: Any, result: Any, dataset: Path, o: dict[str, Any]) -> N
     out.commit()
 
 
-def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any]) -> None:
+def _calibrated_cameras(out: Any, folder: Path, source: str, cameras: list[dict[str, Any]]) -> None:
+    """A source's cameras as ``calibrate --write`` measured them (grouped by size), in place of
+    the ones ``cameras.csv`` had for it."""
+    from ...ledger.lerobot_v3 import Camera
+
+    measured = [Camera(**c) for c in cameras]
+    _cameras_edit(out, folder, source, measured, replace=True)
+
+
+def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any], replace: bool = False) -> None:
     """Add a source's cameras of different sizes to the ledger's ``cameras.csv`` with the row
     (made first with only its header, which prices nothing, when the ledger has none)."""
     from ...ledger.cameras import CAMERA_COLUMNS, CAMERAS_FILE
@@ -242,7 +257,10 @@ def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any]) -> No
     path = folder / CAMERAS_FILE
     if not path.exists():
         path.write_text(",".join(CAMERA_COLUMNS) + "\n", encoding="utf-8")
-    out.ledger_edit(CamerasEdit(folder, source, cameras), f"Added {len(cameras)} cameras of {source!r} to {path}")
+    done = "Wrote" if replace else "Added"
+    out.ledger_edit(
+        CamerasEdit(folder, source, cameras, replace=replace), f"{done} {len(cameras)} cameras of {source!r} to {path}"
+    )
 
 
 @import_group.command("lerobot")
