@@ -124,6 +124,7 @@ def format_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Frames of video in order or at random, or stored decoded.",
         ),
         click.option("--gop", type=float, default=None, help="Frames between keyframes of this source [frames]."),
+        click.option("--codec", default=None, help="The video's codec: h264, hevc, av1, vp9, … (ffprobe's names)."),
         click.option(
             "--core-fps-1080p",
             type=float,

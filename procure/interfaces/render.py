@@ -210,6 +210,8 @@ def print_bill(console: Console, row: Any, cluster: Cluster) -> None:
     print_table(console, "Transport bill of one recorded hour", bill_rows(row), ("left", "right", "right"))
     n = pipeline_numbers(row)
     console.print(Text(f"Price {n['price_usd_per_hour']}/h: moving takes {n['share']} of it."))
+    if row.get("nvdec_note"):
+        console.print(Text(f"note: {visible(row['nvdec_note'])}"))
 
 
 def print_simulation(console: Console, row: Any, cluster: Cluster, result: SimulationResult) -> None:

@@ -2,7 +2,7 @@
 
 ``models/NAME.toml`` is a model card (``params``, ``input_side``, ``patch``, ``source``);
 ``models/accelerators.toml`` holds one table per accelerator type (``peak_flops``,
-``nvdec_engines``, ``source``). A model card is named, in ``cluster.toml`` or by ``--model``,
+``nvdec_engines``, ``nvdec_codecs``, ``source``). A model card is named, in ``cluster.toml`` or by ``--model``,
 by its file name in ``models/`` without ``.toml``: letters, digits, ``.``, ``_`` and ``-``, not
 starting with a dot (:data:`CARD_NAME`), so no name reads a file outside ``models/``. Every
 error names the file, the key, the value and what is allowed, as one line.
@@ -18,16 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
+from ..pipeline.codecs import DEFAULT_CODEC, codec_name
 from ..spec import Range, bad_message, check, did_you_mean
 from .csvtext import check_regular, decode, short, shown
 from .schema import ACCELERATOR_FIELDS, CLUSTER_FIELDS, MODEL_CARD_KEYS
 
+#: Keys an accelerator's table may have.
+ACCELERATOR_KEYS = ("peak_flops", "nvdec_engines", "nvdec_codecs", "source")
 #: Name of the accelerator file in a folder of cards.
 ACCELERATOR_FILE = "accelerators.toml"
 #: What a model card's name may be: its file name in ``models/`` without ``.toml``.
 CARD_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 #: What :data:`CARD_NAME` allows, as messages say it.
 CARD_NAME_RULE = "a card's name is letters, digits, '.', '_' and '-', not starting with '.' (no folders)"
+#: Codecs an accelerator card's NVDEC engines decode when it lists none: the lesson's H.264.
+NVDEC_CODECS_DEFAULT = (DEFAULT_CODEC,)
 #: Largest TOML file read [bytes]: a cluster or a card is a few hundred bytes.
 MOST_TOML_BYTES = 1_000_000
 
@@ -64,13 +69,14 @@ class ModelCard:
 
 @dataclass(frozen=True)
 class AcceleratorCard:
-    """One accelerator type from ``models/accelerators.toml``: dense BF16 peak [FLOP/s] and
-    NVDEC engines [count]."""
+    """One accelerator type from ``models/accelerators.toml``: dense BF16 peak [FLOP/s], NVDEC
+    engines [count] and the codecs they decode (ffprobe's names, :mod:`procure.pipeline.codecs`)."""
 
     type: str
     peak_flops: float
     nvdec_engines: int
     source: str = ""
+    nvdec_codecs: tuple[str, ...] = NVDEC_CODECS_DEFAULT
 
 
 def read_toml(path: Path, what: str = "") -> dict[str, Any]:
@@ -136,8 +142,27 @@ def check_number(path: Path | None, key: str, value: Any, spec: Range) -> float:
         raise LedgerError(bad_message(spec, key, shown(value), where)) from None
 
 
+def check_nvdec_codecs(path: Path, name: str, value: Any) -> tuple[str, ...]:
+    """An accelerator's ``nvdec_codecs``: a list of codec names (absent: :data:`NVDEC_CODECS_DEFAULT`).
+
+    Raises
+    ------
+    LedgerError
+        Naming the file, the key and the value, when it is not a list of non-empty names.
+    """
+    if value is None:
+        return NVDEC_CODECS_DEFAULT
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise LedgerError(
+            f"{path}: {short(name)}.nvdec_codecs = {short(repr(value))} is invalid: must be a list of codec "
+            'names, as ffprobe names them (["h264", "hevc", "vp9"]), or [] for engines that decode nothing'
+        )
+    return tuple(dict.fromkeys(codec_name(v) for v in value))
+
+
 def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCard]:
-    """Read ``accelerators.toml``: one table per type with ``peak_flops`` and ``nvdec_engines``."""
+    """Read ``accelerators.toml``: one table per type with ``peak_flops``, ``nvdec_engines`` and
+    ``nvdec_codecs``."""
     path = (directory or models_dir()) / ACCELERATOR_FILE
     data = read_toml(path)
     cards = {}
@@ -148,7 +173,14 @@ def load_accelerators(directory: Path | None = None) -> dict[str, AcceleratorCar
         ne = check_number(
             path, f"{name}.nvdec_engines", table.get("nvdec_engines"), ACCELERATOR_FIELDS["nvdec_engines"]
         )
-        cards[name] = AcceleratorCard(name, pf, int(ne), str(table.get("source", "")))
+        for key in table:
+            if key not in ACCELERATOR_KEYS:
+                raise LedgerError(
+                    f"{path}: {short(name)}.{short(key)} is unknown{did_you_mean(key, ACCELERATOR_KEYS)}: "
+                    f"allowed are {', '.join(ACCELERATOR_KEYS)}"
+                )
+        codecs = check_nvdec_codecs(path, name, table.get("nvdec_codecs"))
+        cards[name] = AcceleratorCard(name, pf, int(ne), str(table.get("source", "")), codecs)
     return cards
 
 

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
+from ..pipeline.codecs import RATE_KEY, RATED_CODECS
 from ..spec import NON_EMPTY_TEXT, did_you_mean
-from .cards import check_card_name, check_number, check_sides, load_accelerators, load_model_card, read_toml
+from .cards import (
+    NVDEC_CODECS_DEFAULT,
+    check_card_name,
+    check_number,
+    check_sides,
+    load_accelerators,
+    load_model_card,
+    read_toml,
+)
 from .csvtext import short
 from .schema import CLUSTER_FIELDS
 
@@ -80,6 +89,20 @@ class Cluster:
     rent_accelerator_hours: float = CLUSTER_FIELDS["capacity"]["rent_accelerator_hours"].default
     rent_core_hours: float = CLUSTER_FIELDS["capacity"]["rent_core_hours"].default
     rent_storage_gb: float = CLUSTER_FIELDS["capacity"]["rent_storage_gb"].default
+    nvdec_codecs: tuple[str, ...] = NVDEC_CODECS_DEFAULT
+    core_fps_1080p_hevc: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_hevc"].default
+    core_fps_1080p_av1: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_av1"].default
+    core_fps_1080p_vp9: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_vp9"].default
+    core_fps_1080p_mjpeg: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_mjpeg"].default
+    core_fps_1080p_png: float = CLUSTER_FIELDS["decode"]["core_fps_1080p_png"].default
+
+    @property
+    def core_rates(self) -> dict[str, float]:
+        """One core's 1080p decode rate by cluster key: ``core_fps_1080p`` (H.264) and
+        ``core_fps_1080p_<codec>`` (:data:`procure.pipeline.codecs.RATED_CODECS`) [frames/s]."""
+        return {RATE_KEY: self.core_fps_1080p} | {
+            f"{RATE_KEY}_{codec}": float(getattr(self, f"{RATE_KEY}_{codec}")) for codec in RATED_CODECS
+        }
 
     @property
     def accelerator_hours_capacity(self) -> float:
@@ -202,4 +225,10 @@ def read_cluster(path: Path | str, models: Path | None = None) -> Cluster:
         rent_accelerator_hours=values["rent_accelerator_hours"],
         rent_core_hours=values["rent_core_hours"],
         rent_storage_gb=values["rent_storage_gb"],
+        nvdec_codecs=accelerators[acc].nvdec_codecs,
+        core_fps_1080p_hevc=values["core_fps_1080p_hevc"],
+        core_fps_1080p_av1=values["core_fps_1080p_av1"],
+        core_fps_1080p_vp9=values["core_fps_1080p_vp9"],
+        core_fps_1080p_mjpeg=values["core_fps_1080p_mjpeg"],
+        core_fps_1080p_png=values["core_fps_1080p_png"],
     )

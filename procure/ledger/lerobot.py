@@ -28,8 +28,6 @@ the import with one line naming the file, the field, the value and what is allow
 from __future__ import annotations
 
 import math
-import re
-import string
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +37,15 @@ import numpy as np
 
 from ..errors import InputError
 from ..install import install_command
+from ..pipeline.bill import SECONDS_PER_HOUR
 from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
 from ..pipeline.streams import Stream, read_stream, require_av
+from .lerobot_coverage import v2_coverage, v3_coverage
 from .lerobot_info import (
     DTYPE_BYTES,
+    EPISODES_DIR,
+    INFO_PATH,
+    LEGACY_INFO_PATH,
     NO_BYTES,
     fail,
     feature_values,
@@ -50,20 +53,29 @@ from .lerobot_info import (
     read_info,
     video_info,
 )
+from .lerobot_v3 import Camera, apply_cameras, cameras_on_disk, hours_from_episodes, read_episodes
 from .sources import check_source_value
 
 #: Episodes a chunk when ``info.json`` gives no ``chunks_size`` (LeRobot's default) [episodes].
 DEFAULT_CHUNK_SIZE = 1000
 #: Most video files read for the bits per pixel; more are sampled evenly over their sorted paths.
 MAX_PROBED_FILES = 200
-#: Characters of a bad value shown in an error before it is shortened.
 #: Video file endings counted as a dataset's video bytes.
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm")
 #: Ledger columns an import fills, in order.
 IMPORT_COLUMNS = (
-    "source", "kind", "price_usd_per_hour", "held_hours", "cameras", "width", "height", "fps",
-    "codec", "bits_per_pixel", "extra_bytes_per_s", "gop", "core_fps_1080p",
+    "source", "kind", "price_usd_per_hour", "available_hours", "held_hours", "exchange_rate", "cameras", "width",
+    "height", "fps", "codec", "bits_per_pixel", "extra_bytes_per_s", "gop", "core_fps_1080p",
 )  # fmt: skip
+#: Hours of an imported dataset that can be bought when no price is given [h]: none. A dataset
+#: read from disk is held; what more of it costs is the team's to say (``--price`` with
+#: ``--available-hours``), never a free, unlimited row.
+IMPORT_AVAILABLE_HOURS = 0.0
+#: The note on a row whose exchange rate was not given.
+EXCHANGE_RATE_NOTE = (
+    "exchange_rate not given: 1, an hour of this dataset worth one of your own hours; give --exchange-rate ρ "
+    "(docs/program.md) if it is worth less"
+)
 
 
 @dataclass(frozen=True)
@@ -77,38 +89,21 @@ class DatasetImport:
     notes : tuple of str
         What the row rests on when it is not the whole dataset, or is uncertain: part of the
         videos on disk, files sampled, a variable frame rate, noisy decode rates.
+    cameras : tuple of Camera
+        Each camera's files on disk, measured (a v3.0 dataset with episodes tables).
     """
 
     row: dict[str, Any]
     notes: tuple[str, ...] = ()
+    cameras: tuple[Camera, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The row's columns and ``notes`` (a list), JSON-ready."""
-        return {**self.row, "notes": list(self.notes)}
-
-
-def _pattern(template: object) -> re.Pattern[str] | None:
-    """A regular expression matching the paths of ``info.json``'s ``video_path`` template, with
-    a group per field (``video_key``, ``episode_index``, …); None without a usable template."""
-    if not isinstance(template, str) or not template:
-        return None
-    parts: list[str] = []
-    seen: set[str] = set()
-    try:
-        for literal, field, spec, _conversion in string.Formatter().parse(template):
-            parts.append(re.escape(literal))
-            if field is None:
-                continue
-            if not field.isidentifier():
-                return None
-            if field in seen:  # the same field twice: the same text twice
-                parts.append(f"(?P={field})")
-            else:
-                parts.append(f"(?P<{field}>[0-9]+)" if (spec or "").endswith("d") else f"(?P<{field}>.+?)")
-            seen.add(field)
-        return re.compile("".join(parts))
-    except (ValueError, re.error):
-        return None
+        """The row's columns, ``notes`` (a list) and, for a v3.0 dataset with episodes tables,
+        ``per_camera`` (:class:`procure.ledger.lerobot_v3.Camera` each), JSON-ready."""
+        out = {**self.row, "notes": list(self.notes)}
+        if self.cameras:
+            out["per_camera"] = [c.to_dict() for c in self.cameras]
+        return out
 
 
 def _files(root: Path) -> list[Path]:
@@ -116,57 +111,6 @@ def _files(root: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in VIDEO_SUFFIXES and p.is_file())
-
-
-def _v2_coverage(root: Path, info: dict[str, Any], cameras: list[str], files: list[Path]) -> str | None:
-    """A note when a v2.x dataset's video files on disk are fewer than it declares."""
-    episodes = info.get("total_episodes")
-    declared = info.get("total_videos")
-    if declared is None and episodes is not None:
-        declared = episodes * len(cameras)
-    if declared is None or len(files) >= declared:
-        return None
-    pattern = _pattern(info.get("video_path"))
-    held: dict[int, set[str]] = {}
-    if pattern is not None and episodes is not None:
-        for p in files:
-            match = pattern.fullmatch(p.relative_to(root).as_posix())
-            if match and "episode_index" in match.groupdict() and match.groupdict().get("video_key") in cameras:
-                held.setdefault(int(match.group("episode_index")), set()).add(str(match.group("video_key")))
-    if held:
-        complete = sum(1 for keys in held.values() if len(keys) == len(cameras))
-        return (
-            f"{complete:,} of {episodes:,} episodes have every camera's video on disk "
-            f"({len(files):,} of {declared:,} files)"
-        )
-    return f"{len(files):,} of {declared:,} video files on disk"
-
-
-def _camera(root: Path, path: Path, pattern: re.Pattern[str] | None, cameras: list[str]) -> str | None:
-    """The video feature a file belongs to: from the ``video_path`` template, else the
-    folder named after the feature."""
-    rel = path.relative_to(root)
-    if pattern is not None:
-        match = pattern.fullmatch(rel.as_posix())
-        if match and match.groupdict().get("video_key") in cameras:
-            return str(match.group("video_key"))
-    return next((part for part in rel.parts if part in cameras), None)
-
-
-def _v3_coverage(root: Path, info: dict[str, Any], cameras: list[str], probed: list[Stream]) -> str | None:
-    """A note when a v3.0 dataset's video files on disk hold fewer frames than it declares."""
-    pattern = _pattern(info.get("video_path"))
-    held: Counter[str] = Counter()
-    for s in probed:
-        held[_camera(root, Path(s.file), pattern, cameras) or ""] += s.frames
-    total = int(info["total_frames"])
-    on_disk = sum(min(held[c], total) for c in cameras)
-    if on_disk >= total * len(cameras):
-        return None
-    return (
-        f"the videos on disk hold {on_disk:,} of the {total * len(cameras):,} frames info.json declares "
-        f"({len(cameras)} cameras × {total:,})"
-    )
 
 
 def _sample(files: list[Path]) -> list[Path]:
@@ -177,12 +121,45 @@ def _sample(files: list[Path]) -> list[Path]:
     return [files[i] for i in picks.tolist()]
 
 
+def dataset_files(folder: str | Path) -> list[Path]:
+    """Every file of a LeRobot dataset an import reads: ``meta/info.json`` (and a v1.x
+    folder's ``meta_data/info.json``), the episodes tables under ``meta/episodes/`` and the
+    video files under ``videos/``; those that exist, and the two ``info.json`` whether or not."""
+    root = Path(folder)
+    files = [root / INFO_PATH, root / LEGACY_INFO_PATH]
+    episodes = root / EPISODES_DIR
+    if episodes.is_dir():
+        files.extend(sorted(p for p in episodes.rglob("*.parquet") if p.is_file()))
+    return files + _files(root)
+
+
+def _checked_text(name: str, value: str, option: str) -> str:
+    """A text column given by an option, stripped; blank refused naming the option."""
+    return str(check_source_value(name, value, option)).strip()
+
+
+def check_row(path: Path, row: dict[str, Any]) -> None:
+    """Every number of an imported row in its column's range (a blank, NaN, is left blank).
+
+    Raises
+    ------
+    LedgerError
+        Naming ``info.json``, the column, the value and what is allowed.
+    """
+    for name, value in row.items():
+        if isinstance(value, float) and math.isnan(value):
+            continue
+        check_source_value(name, value, str(path))
+
+
 def import_lerobot(
     folder: str | Path,
     *,
     source: str | None = None,
     kind: str = "own",
     price: float | None = None,
+    available_hours: float | None = None,
+    exchange_rate: float | None = None,
     probe: bool = True,
     repeat: int = DEFAULT_REPEAT,
     progress: Progress | None = None,
@@ -194,11 +171,16 @@ def import_lerobot(
     folder : path-like
         The dataset's folder (with ``meta/info.json``; ``videos/`` for the video files).
     source : str, optional
-        The row's name; the folder's name by default.
+        The row's name; the folder's name by default. Blank is refused.
     kind : str, default "own"
-        The row's kind.
-    price : float, optional
-        The price of an hour [$/h]; 0 by default (a dataset already held).
+        The row's kind. Blank is refused.
+    price, available_hours : float, optional
+        The price of an hour [$/h] and the hours that can be bought at it [h], given both or
+        neither. Neither: the row holds the dataset's hours and has nothing to buy (price 0,
+        ``available_hours`` :data:`IMPORT_AVAILABLE_HOURS`).
+    exchange_rate : float, optional
+        ρ, the row's own-hours per hour [own-hours/h]; 1 when not given, with a note
+        (:data:`EXCHANGE_RATE_NOTE`).
     probe : bool, default True
         Read the video files with PyAV (when installed): each file's frames and stream bytes
         for ``bits_per_pixel``, and one file timed for ``gop`` and ``core_fps_1080p``.
@@ -223,8 +205,19 @@ def import_lerobot(
         A ``repeat`` out of range, or a video file that cannot be read (naming it).
     """
     runs = check_repeat(repeat)
+    if (price is None) != (available_hours is None):
+        raise InputError(
+            "--price and --available-hours go together: the price of the hours that can be bought, and how many; "
+            "give neither for a dataset held with nothing to buy"
+        )
     if price is not None:
-        price = float(check_source_value("price_usd_per_hour", price, "price"))
+        price = float(check_source_value("price_usd_per_hour", price, "--price"))
+        available_hours = float(check_source_value("available_hours", available_hours, "--available-hours"))
+    if exchange_rate is not None:
+        exchange_rate = float(check_source_value("exchange_rate", exchange_rate, "--exchange-rate"))
+    if source is not None:
+        source = _checked_text("source", source, "--source")
+    kind = _checked_text("kind", kind, "--kind")
     path, info = read_info(folder)
     root = Path(folder)
     fps = float(info["fps"])
@@ -248,7 +241,9 @@ def import_lerobot(
         "source": source or root.resolve().name,
         "kind": kind,
         "price_usd_per_hour": 0.0 if price is None else float(price),
-        "held_hours": frames / fps / 3600.0,
+        "available_hours": IMPORT_AVAILABLE_HOURS if available_hours is None else float(available_hours),
+        "held_hours": frames / fps / SECONDS_PER_HOUR,
+        "exchange_rate": 1.0 if exchange_rate is None else float(exchange_rate),
         "cameras": len(videos),
         "width": width,
         "height": height,
@@ -259,21 +254,37 @@ def import_lerobot(
         "gop": math.nan,
         "core_fps_1080p": math.nan,
     }
+    first = [EXCHANGE_RATE_NOTE] if exchange_rate is None else []
+    episodes = read_episodes(root, info, cameras) if str(info["codebase_version"]) == "v3.0" else None
+    if isinstance(episodes, str):
+        first.append(episodes)
+        episodes = None
     files = _files(root)
-    if not files:
-        return DatasetImport(row, ("no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank",))
-    with_av = probe
-    if probe:
+    with_av = probe and bool(files)
+    if with_av:
         try:
             require_av()
         except InputError:
             with_av = False
-    if not with_av:
-        notes = _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
+    if not files:
+        notes = ["no video files under videos/: bits_per_pixel, gop and core_fps_1080p left blank"]
+    elif not with_av:
+        notes = (
+            [] if episodes else _from_file_bytes(row, root, info, cameras, files, frames * sum(w * h for w, h in sizes))
+        )
         if probe:
             notes.append("gop and core_fps_1080p left blank: timing a video file needs PyAV")
-        return DatasetImport(row, tuple(notes))
-    return DatasetImport(row, tuple(_from_probes(row, root, info, cameras, files, runs, progress)))
+    else:
+        notes = _from_probes(row, root, info, cameras, files, runs, progress)
+    per_camera: tuple[Camera, ...] = ()
+    if episodes is not None:
+        notes[:0] = hours_from_episodes(row, episodes, frames, path)
+        declared = {c: str(video_info(videos[c]).get("video.codec", "")) for c in cameras}
+        measured, on_disk = cameras_on_disk(root, episodes, dict(zip(cameras, sizes, strict=True)), declared, with_av)
+        notes.extend([*on_disk, *apply_cameras(row, measured)])
+        per_camera = tuple(measured)
+    check_row(path, row)
+    return DatasetImport(row, (*first, *notes), per_camera)
 
 
 def _from_file_bytes(
@@ -282,7 +293,7 @@ def _from_file_bytes(
     """Without PyAV: ``row``'s bits per pixel from the files' bytes over the declared pixels
     (when every declared file is on disk); the notes."""
     v3 = str(info["codebase_version"]) == "v3.0"
-    coverage = None if v3 else _v2_coverage(root, info, cameras, files)
+    coverage = None if v3 else v2_coverage(root, info, cameras, files)
     if coverage is not None or not pixels:
         reason = f"{coverage}; counting their frames needs PyAV ({install_command('video')})" if coverage else (
             "the dataset declares no frames"
@@ -320,9 +331,9 @@ def _from_probes(
     row["codec"] = Counter(s.codec for s in probed).most_common(1)[0][0]
     notes: list[str] = []
     if str(info["codebase_version"]) == "v3.0":
-        coverage = _v3_coverage(root, info, cameras, probed) if len(chosen) == len(files) else None
+        coverage = v3_coverage(root, info, cameras, probed) if len(chosen) == len(files) else None
     else:
-        coverage = _v2_coverage(root, info, cameras, files)
+        coverage = v2_coverage(root, info, cameras, files)
     if coverage:
         notes.append(f"{coverage}; bits per pixel from those")
     if len(chosen) < len(files):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
+from .schema import SOURCE_COLUMNS
 
 #: Codebase versions whose ``info.json`` is understood.
 VERSIONS = ("v2.0", "v2.1", "v3.0")
@@ -25,8 +26,12 @@ INFO_PATH = Path("meta") / "info.json"
 LEGACY_INFO_PATH = Path("meta_data") / "info.json"
 #: Keys ``info.json`` must have.
 REQUIRED_KEYS = ("codebase_version", "fps", "total_frames", "features")
-#: Highest frame rate accepted [frames/s] (above 0).
-MAX_FPS = 10_000
+#: Where a v3.0 dataset's episodes tables are (``chunk-XXX/file-XXX.parquet``).
+EPISODES_DIR = Path("meta") / "episodes"
+#: The frame rate's range: the ledger's ``fps`` column (above 0, at least ``LEAST``) [frames/s].
+FPS_RANGE = SOURCE_COLUMNS["fps"]
+#: Highest frame rate accepted [frames/s].
+MAX_FPS = FPS_RANGE.high
 #: Most frames a dataset may declare [frames]: 10¹² is 9 million hours at 30 frames/s.
 MAX_TOTAL_FRAMES = 10**12
 #: Most episodes, video files or episodes a chunk a dataset may declare [count].
@@ -58,6 +63,17 @@ def _shown(value: object) -> str:
     if len(text) <= MAX_SHOWN_CHARS:
         return text
     return f"{text[: MAX_SHOWN_CHARS // 2]}…({len(text)} characters)"
+
+
+def _in_range(value: object, spec: Any) -> bool:
+    """Whether a JSON value is a number (not true/false) inside ``spec`` (a
+    :class:`procure.spec.Range`); a whole number too large for a float is not."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return bool(spec.mask(float(value)))
+    except OverflowError:
+        return False
 
 
 def _is_whole(value: object) -> bool:
@@ -121,8 +137,8 @@ def read_info(folder: str | Path) -> tuple[Path, dict[str, Any]]:
     if version not in VERSIONS:
         raise fail(path, _not_supported(version))
     fps, frames = info["fps"], info["total_frames"]
-    if not (isinstance(fps, int | float) and not isinstance(fps, bool) and 0 < fps <= MAX_FPS):
-        raise fail(path, f"fps = {_shown(fps)} is invalid: must be a number > 0 and ≤ {MAX_FPS:,}")
+    if not _in_range(fps, FPS_RANGE):
+        raise fail(path, f"fps = {_shown(fps)} is invalid: must be {FPS_RANGE.rule().removeprefix('must be ')}")
     if not (_is_whole(frames) and 0 <= frames <= MAX_TOTAL_FRAMES):
         raise fail(
             path, f"total_frames = {_shown(frames)} is invalid: must be a whole number ≥ 0 and ≤ {MAX_TOTAL_FRAMES:.0e}"

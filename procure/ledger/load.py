@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError
+from .cameras import CAMERAS_FILE, read_cameras, with_cameras
 from .cards import (
     AcceleratorCard,
     ModelCard,
@@ -85,11 +86,14 @@ def matches(sources: pd.DataFrame, key: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Ledger:
-    """A validated ledger: its sources, its cluster and where it was read from."""
+    """A validated ledger: its sources, its cluster, where it was read from, and the cameras of
+    its sources of cameras of different sizes (``cameras.csv``, :mod:`procure.ledger.cameras`;
+    None without one), whose rows of ``sources`` are already their cameras' one stream."""
 
     sources: pd.DataFrame
     cluster: Cluster
     path: Path
+    cameras: pd.DataFrame | None = None
 
     def source(self, name: str) -> pd.Series:
         """The row of source ``name``, else the first row of that kind."""
@@ -105,7 +109,9 @@ class Ledger:
 
 
 #: The files of a ledger folder a command reads.
-LEDGER_FILES = ("sources.csv", "cluster.toml", "scenarios.csv", "periods.csv", "period_sources.csv", "runs.csv")
+LEDGER_FILES = (
+    "sources.csv", "cluster.toml", "scenarios.csv", "periods.csv", "period_sources.csv", "runs.csv", "cameras.csv",
+)  # fmt: skip
 
 
 def ledger_files(directory: Path | str | None = None, models: Path | None = None) -> list[Path]:
@@ -123,4 +129,8 @@ def load_ledger(directory: Path | str | None = None, models: Path | None = None)
         raise LedgerError(
             f"ledger = {str(d)!r} is not a folder: a ledger is a folder with sources.csv and cluster.toml"
         )
-    return Ledger(read_sources(d / "sources.csv"), read_cluster(d / "cluster.toml", models), d)
+    sources, cluster = read_sources(d / "sources.csv"), read_cluster(d / "cluster.toml", models)
+    if (d / CAMERAS_FILE).exists():  # a source's cameras of different sizes (procure.ledger.cameras)
+        cameras = read_cameras(d / CAMERAS_FILE, sources)
+        return Ledger(with_cameras(sources, cameras, cluster.gop), cluster, d, cameras)
+    return Ledger(sources, cluster, d)

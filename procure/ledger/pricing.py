@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError
-from ..pipeline import bill, formulas
+from ..pipeline import bill, codecs, formulas
 from .cluster import Cluster
 
 
@@ -42,9 +42,17 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     out["mfu"] = cluster.mfu
     out["peak_flops"] = cluster.peak_flops
     out["cores"] = cluster.cores_per_accelerator
-    out["nvdec_engines"] = cluster.nvdec_engines if cluster.nvdec else 0
-    # Per-source decoding columns: blank (NaN) takes the cluster's value.
-    out["core_fps_1080p"] = _own_or(sources, "core_fps_1080p", cluster.core_fps_1080p)
+    # The codec sets a core's rate and whether the NVDEC engines decode it at all.
+    codec = codecs.codec_names(sources["codec"]) if "codec" in sources else np.full(len(sources), codecs.DEFAULT_CODEC)
+    decodes = codecs.nvdec_decodes(codec, cluster.nvdec_codecs)
+    out["nvdec_engines"] = np.where(decodes, cluster.nvdec_engines, 0) if cluster.nvdec else 0
+    out["nvdec_note"] = [
+        codecs.nvdec_note(str(name), c, cluster.accelerator, cluster.nvdec_codecs) if cluster.nvdec and not ok else ""
+        for name, c, ok in zip(sources["source"], codec, decodes, strict=True)
+    ]
+    # Per-source decoding columns: blank (NaN) takes the cluster's value (for the source's codec).
+    own = _own_or(sources, "core_fps_1080p", np.nan)
+    out["core_fps_1080p"] = np.where(np.isnan(own), codecs.core_fps_1080p(codec, cluster.core_rates), own)
     out["nvdec_fps_1080p"] = cluster.nvdec_fps_1080p
     out["link_bytes_per_s"] = cluster.link_bytes_per_s
     out["gop"] = _own_or(sources, "gop", cluster.gop)
@@ -74,11 +82,12 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     piped = formulas.evaluate(configure(sources, cluster))
     stalled = (piped["supply_fps"] <= 0).to_numpy()
     if stalled.any():
-        name = piped["source"].iloc[int(np.flatnonzero(stalled)[0])]
+        first = int(np.flatnonzero(stalled)[0])
+        name, note = piped["source"].iloc[first], piped["nvdec_note"].iloc[first]
         raise LedgerError(
             f"cores_per_accelerator = {cluster.cores_per_accelerator:g} with NVDEC "
             f"{'on' if cluster.nvdec else 'off'}: nothing decodes the video of source {name!r}, so the "
-            "accelerator never trains on it: give cores ≥ 1 or turn NVDEC on"
+            "accelerator never trains on it: give cores ≥ 1" + (f" ({note})" if note else " or turn NVDEC on")
         )
     table = bill.evaluate(piped)
     table["share"] = bill.share_of_price(table["bill_usd"], table["price_usd_per_hour"])

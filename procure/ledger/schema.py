@@ -77,7 +77,12 @@ SOURCE_COLUMNS: dict[str, Range] = {
         ),
         Range("extra_bytes_per_s", "B/s", 0.0, low=0.0, high=1e10, doc="non-video channels (force/torque)"),
         Range(
-            "codec", "text", "", kind="text", blank="not recorded", doc="the video's codec (h264, av1, …), as measured"
+            "codec",
+            "text",
+            "",
+            kind="text",
+            blank="h264, the lesson's",
+            doc="the video's codec as ffprobe names it (h264, hevc, av1, vp9, …): sets the core rate and NVDEC",
         ),
         Range(
             "gop",
@@ -167,6 +172,17 @@ REQUIRED_SOURCE_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.requir
 NUMBER_COLUMNS = tuple(n for n, c in SOURCE_COLUMNS.items() if c.kind == "number")
 
 
+#: One core's 1080p decode rate of the codecs other than H.264 [frames/s]: the lesson's H.264
+#: rate (120) times the codec's rate over H.264's, measured with PyAV (one thread, frames
+#: converted to RGB) on clips encoded at 8 Mbit/s by ``benchmarks/codec_decode_rates.py``
+#: (docs/pipeline.md, "Codecs"). (codec, name in messages, rate)
+CODEC_CORE_FPS = (
+    ("hevc", "HEVC", 72.0), ("av1", "AV1 (dav1d)", 193.0), ("vp9", "VP9", 132.0),
+    ("mjpeg", "JPEG image", 187.0), ("png", "PNG image", 33.0),
+)  # fmt: skip
+CODEC_RATE_DOC = "120 × its rate over H.264's measured by benchmarks/codec_decode_rates.py"
+
+
 def _number(name: str, unit: str, default: float | None, doc: str, **bounds: float | bool) -> Range:
     """A number key of cluster.toml: ``≥ LEAST`` (:data:`LEAST`) unless ``bounds`` says otherwise."""
     ends: dict[str, float | bool] = {"low": 0.0, "low_open": True, "least": LEAST, **bounds}
@@ -196,7 +212,17 @@ CLUSTER_FIELDS: dict[str, dict[str, Range]] = {
         _number(
             "cores_per_accelerator", "cores", 8, "CPU cores decoding for one accelerator", low_open=False, high=4_096
         ),
-        _number("core_fps_1080p", "frames/s", 120.0, "one core's 1080p rate (the lesson's, assumed)", high=1e6),
+        _number("core_fps_1080p", "frames/s", 120.0, "one core's 1080p H.264 rate (the lesson's, assumed)", high=1e6),
+        *(
+            _number(
+                f"core_fps_1080p_{codec}",
+                "frames/s",
+                rate,
+                f"one core's 1080p {label} rate ({CODEC_RATE_DOC})",
+                high=1e6,
+            )
+            for codec, label, rate in CODEC_CORE_FPS
+        ),
         _number("nvdec_fps_1080p", "frames/s", 771.0, "one NVDEC engine's 1080p H.264 rate (the lesson's)", high=1e6),
         _number("link_bytes_per_s", "B/s", 1.5e9, "read bandwidth per accelerator (the lesson's)", high=1e13),
         _number("gop", "frames", 30, "frames between keyframes (the lesson's)", low=1, low_open=False, high=100_000),

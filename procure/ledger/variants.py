@@ -90,7 +90,12 @@ def cluster_with(
         if accelerator not in cards:
             raise invalid("accelerator", accelerator, f"allowed are {', '.join(cards)}")
         chip = cards[accelerator]
-        changes.update(accelerator=accelerator, peak_flops=chip.peak_flops, nvdec_engines=chip.nvdec_engines)
+        changes.update(
+            accelerator=accelerator,
+            peak_flops=chip.peak_flops,
+            nvdec_engines=chip.nvdec_engines,
+            nvdec_codecs=chip.nvdec_codecs,
+        )
     if cores is not None:
         changes["cores_per_accelerator"] = check_field("decode", "cores_per_accelerator", cores, "cores")
     if nvdec is not None:
@@ -111,14 +116,18 @@ def format_with(
     read: str | None = None,
     gop: float | None = None,
     core_fps_1080p: float | None = None,
+    codec: str | None = None,
 ) -> pd.Series:
     """A source row with its format changed; each value is checked as a ledger cell would be.
 
     ``read`` is ``"order"`` or ``"random"`` (stored video) or ``"decoded"`` (frames stored
     decoded, read in order); ``gop`` [frames] and ``core_fps_1080p`` [frames/s] are this
-    source's own decoding numbers, which win over the cluster's.
+    source's own decoding numbers, which win over the cluster's; ``codec`` is its video's codec
+    (:mod:`procure.pipeline.codecs`).
     """
     out = row.copy()
+    if codec is not None:
+        out["codec"] = check_source_value("codec", codec)
     for name, value in (
         ("cameras", cameras),
         ("width", width),

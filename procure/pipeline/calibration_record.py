@@ -118,3 +118,26 @@ def summary(files: list[Calibration]) -> dict[str, Any]:
 
 #: Ledger columns that :func:`summary` fills, in the order they are written.
 LEDGER_COLUMNS = ("width", "height", "fps", "bits_per_pixel", "codec", "gop", "core_fps_1080p")
+
+
+def by_camera(files: list[Calibration]) -> list[dict[str, Any]]:
+    """The files grouped by frame size, one group a camera (a dataset's cameras differ in size;
+    files of one size are taken as one camera's), largest first: each group's ``camera`` name
+    (``WxH``), ``width``, ``height`` [px], ``codec`` (most of its files'), ``gop`` (median)
+    [frames], ``files`` [count], ``frames`` [frames], ``bytes`` (its streams', from their bits
+    per pixel) [B] and ``bits_per_pixel`` (its bytes over its pixels) [bit/px]."""
+    groups: dict[tuple[int, int], list[Calibration]] = {}
+    for f in files:
+        groups.setdefault((f.width, f.height), []).append(f)
+    out = []
+    for (width, height), group in sorted(groups.items(), key=lambda kv: -kv[0][0] * kv[0][1]):
+        frames = sum(f.frames for f in group)
+        bits = sum(f.bits_per_pixel * f.frames * f.width * f.height for f in group)
+        codecs = [f.codec for f in group]
+        out.append({
+            "camera": f"{width}x{height}", "width": width, "height": height,
+            "codec": max(set(codecs), key=codecs.count), "gop": statistics.median(f.gop for f in group),
+            "files": len(group), "frames": frames, "bytes": round(bits / 8),
+            "bits_per_pixel": bits / (frames * width * height),
+        })  # fmt: skip
+    return out

@@ -55,8 +55,10 @@ def make_dataset(root: Path, version: str) -> Path:
 @pytest.mark.parametrize("version", ["v2.0", "v2.1", "v3.0"])
 def test_every_column_is_imported(tmp_path, capsys, version):
     root = make_dataset(tmp_path / "pick_place", version)
-    assert main(["import", "lerobot", str(root), "--json", "--price", "40"]) == 0
+    assert main(["import", "lerobot", str(root), "--json", "--price", "40", "--available-hours", "100"]) == 0
     row = json.loads(capsys.readouterr().out)
+    assert row["available_hours"] == 100 and row["exchange_rate"] == 1
+    assert any("exchange_rate not given" in n for n in row["notes"])
     videos = sorted((root / "videos").rglob("*.mp4"))
     video_bytes = sum(stream_bytes(p)[0] for p in videos)  # the packets' bytes, read apart from procure
     assert row["source"] == "pick_place" and row["kind"] == "own" and row["price_usd_per_hour"] == 40
@@ -73,12 +75,13 @@ def test_every_column_is_imported(tmp_path, capsys, version):
 def test_append_adds_one_valid_row_and_refuses_a_name_twice(tmp_path, capsys, ledger_copy):
     root = make_dataset(tmp_path / "pick_place", "v2.1")
     args = ["import", "lerobot", str(root), "--source", "arm2", "--kind", "older_arm", "--price", "20",
-            "--saturation-hours", "500", "--ledger", str(ledger_copy), "--append"]  # fmt: skip
+            "--available-hours", "300", "--exchange-rate", "0.5", "--saturation-hours", "500", "--ledger", str(ledger_copy), "--append"]  # fmt: skip
     assert main(args) == 0
     capsys.readouterr()
     ledger = load_ledger(ledger_copy)
     row = ledger.source("arm2")
     assert row["kind"] == "older_arm" and row["cameras"] == 2 and row["gop"] == 2 and row["saturation_hours"] == 500
+    assert (row["price_usd_per_hour"], row["available_hours"], row["exchange_rate"]) == (20, 300, 0.5)
     assert len(ledger.sources) == 6
     before = (ledger_copy / "sources.csv").read_text()
     assert main(args) == 2

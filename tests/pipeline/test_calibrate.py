@@ -254,3 +254,27 @@ def test_progress_counts_every_step(tmp_path):
 def test_the_repeat_option_out_of_range_is_one_line(tmp_path, capsys):
     assert main(["calibrate", str(encode(tmp_path / "a.mp4")), "--repeat", "0"]) == 2
     assert capsys.readouterr().err == "procure: error: repeat = 0 is invalid: must be a whole number ≥ 1 and ≤ 100\n"
+
+
+def test_write_clips_of_two_sizes_writes_a_camera_each(tmp_path, capsys, ledger_copy):
+    from procure import load_ledger
+
+    big = [encode(tmp_path / f"front{i}.mp4", gop=8, width=96, height=64, frames=24) for i in range(2)]
+    small = encode(tmp_path / "wrist.mp4", gop=4, width=48, height=32, frames=24)
+    args = ["calibrate", *map(str, [*big, small]), "--repeat", "1", "--ledger", str(ledger_copy), "--source",
+            "twin", "--write", "--json"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    cameras = (ledger_copy / "cameras.csv").read_text().splitlines()
+    assert cameras[0] == "source,camera,count,width,height,fps,bits_per_pixel,gop"
+    rows = [line.split(",") for line in cameras[1:]]
+    assert [(r[0], r[1], r[3], r[4], r[7]) for r in rows] == [("twin", "96x64", "96", "64", "8"),
+                                                              ("twin", "48x32", "48", "32", "4")]  # fmt: skip
+    bits = {p: stream_bytes(p)[0] * 8 for p in [*big, small]}
+    assert float(rows[0][6]) == pytest.approx(sum(bits[p] for p in big) / (2 * 24 * 96 * 64), rel=1e-6)
+    assert float(rows[1][6]) == pytest.approx(bits[small] / (24 * 48 * 32), rel=1e-6)
+    row = load_ledger(ledger_copy).source("twin")  # the sum of its cameras, not a size between them
+    assert row["width"] * row["height"] == pytest.approx((96 * 64 + 48 * 32) / 2)
+    assert main(args) == 0  # calibrated again: its cameras replaced, not added
+    capsys.readouterr()
+    assert (ledger_copy / "cameras.csv").read_text().splitlines() == cameras

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,10 @@ _ENCODE_HELP = (
     "the cluster's [decode] encode_fps_1080p, which prices re-encoding a source."
 )
 
+#: The kind of a team's own hours, whose exchange rate is 1 by definition (own-hours per hour).
+OWN_KIND = "own"
+
+_EXCHANGE_HELP = "ρ, own-hours an hour of it is worth. Default 1 (noted); needed to --append a kind other than own."
 _IMPORT_LEDGER_HELP = "The ledger folder whose sources.csv --append adds the row to (needed with --append; no default)."
 
 
@@ -96,10 +101,16 @@ def calibrate_command(
                 note(f"Note: {f.file}: {text}", whole=str(f.file))
     if write:
         from ...ledger.edit import cells_edit
+        from ...pipeline.calibration_record import by_camera
 
         values = {k: total[k] for k in LEDGER_COLUMNS}
+        cameras = by_camera(files)
+        if len(cameras) > 1:  # files of several sizes: a camera each, in cameras.csv; the row takes the largest
+            values.update(width=cameras[0]["width"], height=cameras[0]["height"])
         wrote = f"Wrote {', '.join(LEDGER_COLUMNS)} into {source!r} of {ledger_dir}/sources.csv"
         out.ledger_edit(cells_edit(ledger_dir, str(source), values), wrote)  # type: ignore[arg-type]
+        if len(cameras) > 1:
+            _calibrated_cameras(out, Path(str(ledger_dir)), str(source), cameras)
     out.commit()
     if write and encode and out.tables:
         rate = _toml_number(total["encode_fps_1080p"])
@@ -144,57 +155,165 @@ def import_group() -> None:
     """Import a dataset as a ledger row."""
 
 
-@import_group.command("lerobot")
-@click.argument("dataset", type=click.Path(path_type=Path))
-@click.option("--source", default=None, help="The row's name. Default: the dataset folder's name.")
-@click.option("--kind", default="own", show_default=True, help="The row's kind.")
-@click.option("--price", type=FieldNumber("price_usd_per_hour"), default=None,
-              help="Price of an hour [$/h]. Default 0 (held already).")  # fmt: skip
-@click.option(
-    "--saturation-hours",
-    type=float,
-    default=None,
-    help="The row's value scale k [effective h]: your estimate; --append needs it (the curve is log).",
-)
-@click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_IMPORT_REPEAT_HELP)
-@click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, help=_IMPORT_LEDGER_HELP)
-@click.option("--append", is_flag=True, help="Add the row to the ledger's sources.csv (atomically).")
-@json_out_option
-def import_lerobot_command(
-    dataset: Path, source: str | None, kind: str, price: float | None, saturation_hours: float | None,
-    repeat: int, ledger_dir: Path | None, append: bool, json_out: str | None,
-) -> None:  # fmt: skip
-    """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row."""
-    from ...ledger.lerobot import import_lerobot
-    from .. import render
+def _import_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every ``import`` takes: the row's name, kind, price and worth, and where it goes."""
+    options = [
+        click.option("--source", default=None, help="The row's name. Default: the dataset's name."),
+        click.option("--kind", default=OWN_KIND, show_default=True, help="The row's kind."),
+        click.option(
+            "--price", type=FieldNumber("price_usd_per_hour"), default=None,
+            help="Price of an hour that can be bought [$/h]; with --available-hours. Default: held, nothing to buy.",
+        ),
+        click.option(
+            "--available-hours", type=FieldNumber("available_hours"), default=None,
+            help="Hours that can be bought at --price [h]; with --price. Default 0: nothing to buy.",
+        ),
+        click.option("--exchange-rate", type=FieldNumber("exchange_rate"), default=None, help=_EXCHANGE_HELP),
+        click.option(
+            "--saturation-hours", type=float, default=None,
+            help="The row's value scale k [effective h]: your estimate; --append needs it (the curve is log).",
+        ),
+        click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, help=_IMPORT_LEDGER_HELP),
+        click.option("--append", is_flag=True, help="Add the row to the ledger's sources.csv (atomically)."),
+        json_out_option,
+    ]  # fmt: skip
+    for option in reversed(options):
+        f = option(f)  # type: ignore[assignment, arg-type]
+    return f
 
+
+def _start_import(o: dict[str, Any], read: list[Path]) -> Any:
+    """The outputs of an import, checked before any work: ``--append``'s needs, and no output
+    onto a file the import reads (``read``) or the ledger's."""
+    append, ledger_dir, kind = o["append"], o["ledger_dir"], o["kind"]
     if append and ledger_dir is None:
         raise click.UsageError("--append needs --ledger DIR")
-    if append and saturation_hours is None:
+    if append and o["saturation_hours"] is None:
         raise click.UsageError(
             "--append needs --saturation-hours H: the row's value scale, which a dataset cannot tell (docs/program.md)"
         )
-    out = outputs(json_out=json_out)
+    if append and o["exchange_rate"] is None and kind.strip() != OWN_KIND:
+        raise click.UsageError(
+            f"--append of a row of kind {kind.strip()!r} needs --exchange-rate ρ: what an hour of it is worth in "
+            f"your own hours (1 only for kind {OWN_KIND!r}, which is your own data)"
+        )
+    out = outputs(json_out=o["json_out"])
+    out.reads(read, "a file of the dataset this import reads")
     if append:
         from ...ledger.load import ledger_files
 
         out.reads(ledger_files(ledger_dir))
         out.will_edit(ledger_files(ledger_dir)[0])  # sources.csv
-    with progress(out, "reading the dataset's videos") as tick:
-        result = import_lerobot(dataset, source=source, kind=kind, price=price, repeat=repeat, progress=tick)
+        _not_read(ledger_files(ledger_dir)[0], read)
+    return out
+
+
+def _finish_import(out: Any, result: Any, dataset: Path, o: dict[str, Any]) -> None:
+    """Print or write the imported row and its notes, and append it to the ledger if asked."""
+    from .. import render
+
     row = dict(result.row)
-    if saturation_hours is not None:
+    if o["saturation_hours"] is not None:
         from ...ledger.load import check_source_value
 
-        row["saturation_hours"] = check_source_value("saturation_hours", saturation_hours, "--saturation-hours")
-    out.json({**row, "notes": list(result.notes)})
-    if json_out is None:
+        row["saturation_hours"] = check_source_value("saturation_hours", o["saturation_hours"], "--saturation-hours")
+    cameras = [c.to_dict() for c in getattr(result, "cameras", ())]
+    out.json({**row, "notes": list(result.notes), **({"per_camera": cameras} if cameras else {})})
+    if o["json_out"] is None:
         render.print_row(console, row)
+        for c in cameras:
+            say(
+                f"{c['camera']}: {c['width']}×{c['height']} {c['codec'] or '?'}, gop {c['gop']:g}, {c['files']:,} "
+                f"file(s), {c['frames']:,} frames, {c['bytes']:,} B, {c['bits_per_pixel']:.4f} bit/px"
+            )
         for text in result.notes:
             note(f"Note: {text}", whole=str(dataset))  # its files' paths start with the dataset's
-    if append:
+    if o["append"]:
         from ...ledger.edit import row_edit
 
-        added = f"Added {row['source']!r} to {ledger_dir}/sources.csv"
-        out.ledger_edit(row_edit(ledger_dir, row), added)  # type: ignore[arg-type]
+        added = f"Added {row['source']!r} to {o['ledger_dir']}/sources.csv"
+        out.ledger_edit(row_edit(o["ledger_dir"], row), added)
+        measured = list(getattr(result, "cameras", ()))
+        if len({(c.width, c.height) for c in measured}) > 1:  # priced camera by camera (cameras.csv)
+            _cameras_edit(out, Path(o["ledger_dir"]), str(row["source"]), measured)
     out.commit()
+
+
+def _calibrated_cameras(out: Any, folder: Path, source: str, cameras: list[dict[str, Any]]) -> None:
+    """A source's cameras as ``calibrate --write`` measured them (grouped by size), in place of
+    the ones ``cameras.csv`` had for it."""
+    from ...ledger.lerobot_v3 import Camera
+
+    measured = [Camera(**c) for c in cameras]
+    _cameras_edit(out, folder, source, measured, replace=True)
+
+
+def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any], replace: bool = False) -> None:
+    """Add a source's cameras of different sizes to the ledger's ``cameras.csv`` with the row
+    (made first with only its header, which prices nothing, when the ledger has none)."""
+    from ...ledger.cameras import CAMERA_COLUMNS, CAMERAS_FILE
+    from ...ledger.cameras_edit import CamerasEdit
+
+    path = folder / CAMERAS_FILE
+    if not path.exists():
+        path.write_text(",".join(CAMERA_COLUMNS) + "\n", encoding="utf-8")
+    done = "Wrote" if replace else "Added"
+    out.ledger_edit(
+        CamerasEdit(folder, source, cameras, replace=replace), f"{done} {len(cameras)} cameras of {source!r} to {path}"
+    )
+
+
+@import_group.command("lerobot")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@_import_options
+@click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_IMPORT_REPEAT_HELP)
+def import_lerobot_command(dataset: Path, repeat: int, **o: Any) -> None:
+    """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row: its hours held, with nothing to buy
+    unless --price and --available-hours say what more costs."""
+    from ...ledger.lerobot import dataset_files, import_lerobot
+
+    out = _start_import(o, dataset_files(dataset))
+    with progress(out, "reading the dataset's videos") as tick:
+        result = import_lerobot(
+            dataset, source=o["source"], kind=o["kind"], price=o["price"], available_hours=o["available_hours"],
+            exchange_rate=o["exchange_rate"], repeat=repeat, progress=tick,
+        )  # fmt: skip
+    _finish_import(out, result, dataset, o)
+
+
+@import_group.command("rlds")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@_import_options
+@click.option("--hz", type=FieldNumber("fps"), default=None,
+              help="Control frequency [steps/s]. Default: the dataset's in a table of public datasets.")  # fmt: skip
+def import_rlds_command(dataset: Path, hz: float | None, **o: Any) -> None:
+    """An Open X-Embodiment (RLDS) dataset folder (dataset_info.json, features.json, TFRecord shards) as a ledger
+    row: frames stored as images, steps counted in the shards, hours at the control frequency."""
+    from ...ledger.rlds import import_rlds, rlds_files
+
+    out = _start_import(o, rlds_files(dataset))
+    result = import_rlds(
+        dataset, hz=hz, source=o["source"], kind=o["kind"], price=o["price"], available_hours=o["available_hours"],
+        exchange_rate=o["exchange_rate"],
+    )  # fmt: skip
+    _finish_import(out, result, dataset, o)
+
+
+def _not_read(edited: Path, read: list[Path]) -> None:
+    """Refuse, before any work, a ledger file the import would edit that is one of the files it
+    reads (a ``sources.csv`` linked to the dataset's ``info.json``).
+
+    Raises
+    ------
+    InputError
+        Naming the ledger file and the dataset file.
+    """
+    from ...errors import invalid
+
+    for file in read:
+        try:
+            same = os.path.samefile(edited, file)
+        except OSError:
+            same = False
+        if same:
+            raise invalid("ledger", str(edited), f"it is a file of the dataset this import reads ({file})")

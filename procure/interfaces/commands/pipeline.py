@@ -47,6 +47,9 @@ BILL_EXTRA_KEYS = (
     "core_hours",
     "g",
     "largest_stalling_params",
+    "codec",
+    "nvdec_engines",
+    "note",
 )
 
 
@@ -76,13 +79,18 @@ def variant_from(ledger: Ledger, o: dict[str, Any]) -> tuple[Any, Any]:
         read=o["read"],
         gop=o["gop"],
         core_fps_1080p=o["core_fps_1080p"],
+        codec=o["codec"],
     )
 
 
 def bill_record(row: Any) -> dict[str, Any]:
     """The JSON object of ``procure bill`` for one evaluated row."""
+    from ...pipeline.codecs import codec_name
+
     out = {key: row[col] for key, col in BILL_KEYS.items()}
-    out.update({key: row[key] for key in BILL_EXTRA_KEYS})
+    out.update({key: row[key] for key in BILL_EXTRA_KEYS if key not in ("codec", "note")})
+    out["codec"] = codec_name(row.get("codec"))
+    out["note"] = row.get("nvdec_note") or None
     return jsonable(out)
 
 
@@ -94,6 +102,7 @@ def bill_record(row: Any) -> dict[str, Any]:
 def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | None, **options: Any) -> None:
     """One format's pipeline and the bill of one recorded hour."""
     from ...ledger import load_ledger
+    from ...ledger.cameras import camera_bill
     from ...ledger.load import ledger_files
     from .. import render
 
@@ -102,9 +111,15 @@ def bill_command(ledger_dir: Path | None, json_out: str | None, plot: Path | Non
     ledger = load_ledger(ledger_dir)
     row, cluster = variant_from(ledger, options)
     out.figure(lambda: plots().busy_vs_cores(row))
-    out.json(bill_record(row))
+    cameras = camera_bill(ledger.cameras, row, cluster.gop)
+    out.json({**bill_record(row), **({"per_camera": cameras} if cameras else {})})
     if out.tables and json_out is None:
         render.print_bill(console, row, cluster)
+        for c in cameras:
+            console.print(
+                f"camera {c['camera']}: {c['count']:g} × {c['width']:g}×{c['height']:g} at {c['fps']:g} fps, "
+                f"{c['gb_per_hour']:.2f} GB an hour, {c['decode_share']:.1%} of the decoding"
+            )
     out.commit()
 
 
