@@ -48,7 +48,9 @@ h1{font-size:1.6em;margin:.4em 0 .2em}h2{font-size:1.25em;margin:1.6em 0 .4em;bo
 table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{padding:3px 10px;border-bottom:1px solid #eee}
 th{text-align:left;background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:6px;vertical-align:middle}
-.chart{width:100%}dl.q{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
+.chart{width:100%;min-width:0}.pair{display:grid;grid-template-columns:auto minmax(0,1fr);gap:16px;align-items:start}
+@media (max-width:1000px){.pair{grid-template-columns:1fr}}
+dl.q{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
 dl.q dt{color:#666}dl.q dd{margin:0}
 @media print{body{background:#fff}main{padding:0}.chart{break-inside:avoid}}
 """
@@ -163,7 +165,7 @@ def _answer(r: dict[str, Any], colours: dict[str, str]) -> str:
     numeric = [False] * (2 if with_format else 1) + [True] * 7
     chart = _chart(hours_chart(r["plan"], colours), "chart-hours")
     return (f'<section id="answer"><h2>The answer</h2><p class="lead">{lead}</p><div class="cards">{"".join(cards)}'
-            f"</div>{_table(heads, rows, numeric)}{chart}</section>")  # fmt: skip
+            f'</div><div class="pair">{_table(heads, rows, numeric)}{chart}</div></section>')  # fmt: skip
 
 
 def _bill(r: dict[str, Any], colours: dict[str, str]) -> str:
@@ -178,8 +180,8 @@ def _bill(r: dict[str, Any], colours: dict[str, str]) -> str:
                      money(all_in), percent(row["transport_usd"] / all_in) if all_in else "—"])  # fmt: skip
     table = _table(["source", "purchase $", "transport $", "all in $", "moving share"], rows, [False, *[True] * 4])
     return (f'<section id="bill"><h2>The bill per source</h2><p>What each source costs to buy, and to move through '
-            f"the training run (its transport bill).</p>{table}{_chart(bill_chart(r['plan'], colours), 'chart-bill')}"
-            "</section>")  # fmt: skip
+            f"the training run (its transport bill).</p><div class=\"pair\">{table}"
+            f"{_chart(bill_chart(r['plan'], colours), 'chart-bill')}</div></section>")  # fmt: skip
 
 
 def _capacities(r: dict[str, Any]) -> str:

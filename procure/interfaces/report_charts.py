@@ -81,7 +81,7 @@ def bill_chart(plan: list[dict[str, Any]], colours: dict[str, str]) -> Any:
     """Each source's dollars: purchase plain, transport hatched, stacked, in the source's colour."""
     import plotly.graph_objects as go
 
-    fig = _figure("Where the money goes: purchase (plain) and transport (hatched), by source")
+    fig = _figure("Purchase (plain) and transport (hatched)")
     names = [row["source"] for row in plan]
     for key, label, pattern in (("purchase_usd", "purchase", ""), ("transport_usd", "transport", TRANSPORT_PATTERN)):
         fig.add_trace(go.Bar(x=names, y=[row[key] for row in plan], name=label,
@@ -137,7 +137,8 @@ def sensitivity_chart(table: pd.DataFrame, colours: dict[str, str]) -> Any:
                                  line={"color": PLAN_COLOUR, "dash": dash}, customdata=[money(v) for v in plan[key]],
                                  hovertemplate=f"{label} at ×%{{x:.3g}}: %{{customdata}}<extra></extra>"),
                       row=3, col=1)  # fmt: skip
-    fig.update_xaxes(type="log")
+    ticks = sorted(set(table["byte_price_x"]))
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"×{x:.3g}" for x in ticks])
     fig.update_xaxes(title_text="multiplier on the byte price [1]", row=3, col=1)
     fig.update_layout(height=SENSITIVITY_HEIGHT, margin=CHART_MARGIN, font=CHART_FONT, template="plotly_white",
                       hovermode="closest", legend={"orientation": "h", "y": -0.12})  # fmt: skip

@@ -103,7 +103,8 @@ def _question(ctx: click.Context, ledger_dir: Path | None) -> list[tuple[str, st
     """What was asked, for the page: the ledger, then each request option given, as typed."""
     from ...ledger import default_ledger_dir
 
-    lines = [("ledger", str(ledger_dir) if ledger_dir is not None else f"the shipped default ({default_ledger_dir()})")]
+    shipped = f"the shipped ledger {default_ledger_dir().name!r}"
+    lines = [("ledger", str(ledger_dir) if ledger_dir is not None else shipped)]
     for param in ctx.command.params:
         if param.name in REQUEST_PARAMETERS and param.name != "ledger_dir" and isinstance(param, click.Option):
             if ctx.get_parameter_source(param.name) is click.core.ParameterSource.DEFAULT:
