@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..defaults import RANGING_LIMITS, SWEEP_TOLERANCE
+from ..defaults import DEFAULT_TIME_LIMIT, RANGING_LIMITS, SWEEP_TOLERANCE
 from .cells import money, number, percent
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 SWEEP_RANGE = (0.1, 10.0)
 #: Points of the report's sweep (log-spaced) [points].
 SWEEP_STEPS = 9
+#: Fewest seconds left of the time limit for the sweep to solve one more point [s].
+SWEEP_LEAST_SECONDS = 1e-3
 #: Digits λ and the shadow prices are written with [significant digits].
 PRICE_DIGITS = 4
 #: The page's style: system fonts only (none fetched), a column readable at 1280 px.
@@ -56,22 +58,56 @@ dl.q dt{color:#666}dl.q dd{margin:0}
 """
 
 
-def byte_price_points(problem: Problem, *, tolerance: float = SWEEP_TOLERANCE) -> pd.DataFrame:
+def byte_price_points(
+    problem: Problem, *, tolerance: float = SWEEP_TOLERANCE, time_left: Callable[[], float] | None = None
+) -> pd.DataFrame:
     """The plan of ``problem`` re-solved at :data:`SWEEP_STEPS` byte-price multipliers over
     :data:`SWEEP_RANGE`, one built program repriced (as :func:`procure.analyses.sensitivity.sweep`
-    does), in the table of that sweep (:data:`procure.analyses.sensitivity.SWEEP_COLUMNS`)."""
+    does), in the table of that sweep (:data:`procure.analyses.sensitivity.SWEEP_COLUMNS`).
+
+    Parameters
+    ----------
+    problem : Problem
+        The plan's problem at one time (budget or target mode).
+    tolerance : float, default :data:`~procure.defaults.SWEEP_TOLERANCE`
+        Of each re-solve [1].
+    time_left : callable, optional
+        The seconds left for the sweep, asked before each point [s]; none left, the sweep stops.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The points solved; ``attrs["notes"]`` says which were not, and why (no time left, or
+        no certified plan at that byte price).
+    """
     import pandas as pd
 
-    from ..analyses.sensitivity import _check_grid, _rows
+    from ..analyses.sensitivity import SWEEP_COLUMNS, _check_grid, _rows
+    from ..errors import SolveError
     from ..program.solve import Program
 
-    program = Program(problem, tolerance=tolerance)
+    notes: list[str] = []
     frames = []
+    program: Program | None = None
     for x in _check_grid(*SWEEP_RANGE, SWEEP_STEPS):
+        left = time_left() if time_left is not None else None
+        if left is not None and left < SWEEP_LEAST_SECONDS:
+            notes.append(f"the time limit ran out before the byte price ×{x:.3g}: the sweep stops there")
+            break
         at = problem.with_byte_price_x(float(x))
-        program.reprice(at)
-        frames.append(_rows(program.solve(), at, "byte_price_x", float(x), float(x)))
-    return pd.concat(frames, ignore_index=True)
+        try:
+            if program is None:
+                limit = DEFAULT_TIME_LIMIT if left is None else left
+                program = Program(problem, tolerance=tolerance, time_limit=limit)
+            elif left is not None:
+                program.time_limit = left
+            program.reprice(at)
+            frames.append(_rows(program.solve(), at, "byte_price_x", float(x), float(x)))
+        except SolveError as exc:
+            notes.append(f"no plan at the byte price ×{x:.3g}: {exc}")
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SWEEP_COLUMNS))
+    table.attrs["notes"] = notes
+    return table
 
 
 def _num(key: str, value: Any, text: str) -> str:
@@ -214,6 +250,10 @@ def _sensitivity(r: dict[str, Any], sweep: pd.DataFrame | None, colours: dict[st
 
     if sweep is None:
         return ""
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in sweep.attrs.get("notes", []))
+    notes = f"<ul>{notes}</ul>" if notes else ""
+    if sweep.empty:
+        return f'<section id="sensitivity"><h2>If bytes cost more or less</h2>{notes}</section>'
     plan = sweep.groupby("byte_price_x", sort=True).agg(
         value=("plan_value", "first"), lam=("lambda", "first"), purchase=("purchase_usd", "sum"),
         transport=("transport_usd", "sum"))  # fmt: skip
@@ -229,7 +269,8 @@ def _sensitivity(r: dict[str, Any], sweep: pd.DataFrame | None, colours: dict[st
                    "price.</p>")  # fmt: skip
     return (f'<section id="sensitivity"><h2>If bytes cost more or less</h2><p>The plan at one time, every source '
             f"as recorded and without scenarios, re-solved at {SWEEP_STEPS} multipliers of the byte price from "
-            f"{SWEEP_RANGE[0]:g} to {SWEEP_RANGE[1]:g} (each to a relative gap of {SWEEP_TOLERANCE:g}).</p>{ranging}"
+            f"{SWEEP_RANGE[0]:g} to {SWEEP_RANGE[1]:g} (each to a relative gap of {SWEEP_TOLERANCE:g}).</p>"
+            f"{notes}{ranging}"
             f"{_table(['byte price', 'value', 'λ', 'purchase $', 'transport $'], rows, [False, *[True] * 4])}"
             f"{_chart(sensitivity_chart(sweep, colours), 'chart-sensitivity')}</section>")  # fmt: skip
 

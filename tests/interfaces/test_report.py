@@ -253,3 +253,19 @@ def test_pdf_is_printed_where_chromium_is(tmp_path, browser):
     assert code == 0, err
     assert pdf.read_bytes().startswith(b"%PDF")
     assert "PDF written to" in out
+
+
+def test_the_sweep_stops_when_the_time_limit_has_run_out():
+    from procure.interfaces.report import SWEEP_STEPS, byte_price_points, report_html
+    from procure.ledger import load_ledger
+    from procure.program import from_ledger
+
+    problem = from_ledger(load_ledger(None), budget=100000.0)
+    left = iter([10.0, 10.0, 0.0])
+    table = byte_price_points(problem, time_left=lambda: next(left))
+    assert table["byte_price_x"].nunique() == 2 < SWEEP_STEPS
+    assert len(table.attrs["notes"]) == 1 and "time limit ran out" in table.attrs["notes"][0]
+    none = byte_price_points(problem, time_left=lambda: 0.0)
+    assert none.empty and "time limit ran out" in none.attrs["notes"][0]
+    record = solve_json(list(BUDGET))
+    assert "time limit ran out" in report_html(record, [], sweep=none)

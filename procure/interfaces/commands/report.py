@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -182,8 +183,9 @@ def report_command(ctx: click.Context, out: Path, pdf: Path | None, title: str, 
     period_files = [periods_file, periods_file.parent / PERIOD_SOURCES_FILE] if periods_file else []
     files.reads([*ledger_files(options["ledger_dir"]), *([scenarios_file] if scenarios_file else []), *period_files])
     request = _request(options)
+    start = time.monotonic()
     solution = request.solve()
-    sweep = byte_price_points(solution.problem)
+    sweep = byte_price_points(solution.problem, time_left=lambda: request.time_limit - (time.monotonic() - start))
     page = report_html(solution.to_dict(), _question(ctx, options["ledger_dir"]), sweep=sweep, title=title)
     files.file(out, lambda tmp: tmp.write_text(page, encoding="utf-8"), "Report")
     if pdf is not None and browser is not None:
