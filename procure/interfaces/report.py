@@ -48,13 +48,13 @@ h1{font-size:1.6em;margin:.4em 0 .2em}h2{font-size:1.25em;margin:1.6em 0 .4em;bo
 .card{flex:1 1 200px;border:1px solid #ddd;border-radius:6px;padding:8px 12px}
 .card .label{color:#666;font-size:.85em}.card .big{font-size:1.4em;font-weight:600}
 table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{padding:3px 10px;border-bottom:1px solid #eee}
-th{text-align:left;background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{text-align:left;background:#f4f4f4}td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:6px;vertical-align:middle}
 .chart{width:100%;min-width:0}.pair{display:grid;grid-template-columns:auto minmax(0,1fr);gap:16px;align-items:start}
 @media (max-width:1000px){.pair{grid-template-columns:1fr}}
 dl.q{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
 dl.q dt{color:#666}dl.q dd{margin:0}
-@media print{body{background:#fff}main{padding:0}.chart{break-inside:avoid}}
+@media print{body{background:#fff}main{padding:0}.chart{break-inside:avoid}.modebar-container{display:none}}
 """
 
 
