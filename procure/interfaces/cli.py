@@ -24,6 +24,7 @@ from .commands.fit import fit_command
 from .commands.init import init_command
 from .commands.pipeline import bill_command, simulate_command
 from .commands.plan import solve_command
+from .commands.report import report_command
 
 #: Set this environment variable to see the traceback of an internal error.
 DEBUG_VARIABLE = "PROCURE_TRACEBACK"
@@ -58,8 +59,8 @@ def app() -> None:
     """procure: which robot-learning hours to buy next, once moving them is paid for."""
 
 
-for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, app_command,
-                 calibrate_command, import_group, init_command, fit_command):  # fmt: skip
+for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, report_command,
+                 app_command, calibrate_command, import_group, init_command, fit_command):  # fmt: skip
     app.add_command(_command)
 
 
