@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ProcureError
+from .guard import SameOrigin
 from .pages import fit as fit_page
 from .pages import pipeline, plan, prices
 from .pages.parts import STYLE, LedgerFiles
@@ -215,7 +216,8 @@ def serve(ledger_dir: Path | str | None, host: str, port: int, *, announce: Call
         app = make_app(ledger_dir, workers)
         workers.start()
         warm_up(app)
-        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+        guarded = SameOrigin(app, host, sock.getsockname()[1])  # other sites' pages refused
+        config = uvicorn.Config(guarded, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_SECONDS,
                                 ws_per_message_deflate=False)  # fmt: skip
         server = Server(config)
         announce(f"procure app: listening on http://{host}:{port} (Ctrl-C stops it)")

@@ -179,9 +179,9 @@ def _variant(sources: pd.DataFrame, fmt: str, cluster: Cluster) -> pd.DataFrame:
         s["width"] = cluster.input_side
         s["height"] = cluster.input_side
         s["bits_per_pixel"] = SOURCE_COLUMNS["bits_per_pixel"].default  # the default H.264 rate
-        for column in ("gop", "core_fps_1080p"):  # the new stream is the cluster's H.264
+        for column in ("gop", "core_fps_1080p", "codec"):  # the new stream is the cluster's H.264
             if column in s:
-                s[column] = np.nan
+                s[column] = np.nan if column != "codec" else ""
     elif fmt == "decoded":
         s["stored"] = "decoded"
     return s

@@ -437,12 +437,27 @@ def test_the_shipped_ledger_is_never_written(browser, server, tmp_path):
     controller.InputNumeric(p, "held_1").set("40")
     message = save(p, lambda t: "shipped default ledger" in t)
     assert "procure init DIR" in message
+    # outside the app's folder and the user's home: refused, nothing made
+    controller.InputText(p, "copy_to").set("/etc/procure-copy-refused")
+    p.get_by_role("button", name="Copy the default ledger there").click()
+    assert "is outside this folder" in wait_text(p, "save_message", lambda t: t.startswith("Not copied"))
+    assert not Path("/etc/procure-copy-refused").exists()
     copy = tmp_path / "mine"
+    copy.mkdir()  # an empty folder that exists may be anywhere
     controller.InputText(p, "copy_to").set(str(copy))
     p.get_by_role("button", name="Copy the default ledger there").click()
     wait_text(p, "save_message", lambda t: t.startswith("Copied"))
     assert save(p, lambda t: t.startswith("Saved")).endswith(str(copy / "sources.csv"))
     assert sources_csv(copy)["twin"] == 40.0
+    # a second copy: the page saves there, from what that copy holds (before: a false conflict)
+    second = tmp_path / "second"
+    second.mkdir()
+    controller.InputText(p, "copy_to").set(str(second))
+    p.get_by_role("button", name="Copy the default ledger there").click()
+    wait_text(p, "save_message", lambda t: t.startswith("Copied") and "second" in t)
+    controller.InputNumeric(p, "held_1").set("41")
+    assert save(p, lambda t: t.startswith(("Saved", "Not saved"))).endswith(str(second / "sources.csv"))
+    assert sources_csv(second)["twin"] == 41.0 and sources_csv(copy)["twin"] == 40.0
     assert {q.name: hashlib.sha256(q.read_bytes()).hexdigest() for q in shipped.iterdir()} == digest
     p.context.close()
 

@@ -236,3 +236,18 @@ def test_decoded_with_no_storage_is_one_line():
     ledger = Ledger(base.sources.assign(held_hours=0.0), base.cluster.replace(storage_gb=0.0), base.path)
     with pytest.raises(procure.ProcureError, match="no storage to keep decoded frames"):
         procure.solve(ledger, budget=1e5, formats=["recorded", "decoded"])
+
+
+def test_a_source_re_encoded_at_the_model_side_is_priced_as_the_clusters_h264():
+    """The model-side copy is a new H.264 stream: an AV1 source keeps no AV1 decode rate or
+    NVDEC refusal in that format (before, its codec stayed AV1)."""
+    from procure.program.infrastructure import _variant
+
+    ledger = load_ledger()
+    s = ledger.sources.copy()
+    s["codec"] = "av1"
+    kept = _variant(s, "model_side", ledger.cluster)
+    h264 = _variant(ledger.sources.copy(), "model_side", ledger.cluster)
+    got, want = transport(kept, ledger.cluster), transport(h264, ledger.cluster)
+    np.testing.assert_allclose(got["core_fps_1080p"], want["core_fps_1080p"], rtol=0)
+    np.testing.assert_allclose(got["bill_usd"], want["bill_usd"], rtol=1e-12)

@@ -170,18 +170,55 @@ def server(input: Any, ledger: Ledger) -> None:
         said.set(message)
         if made is not None:
             folder.set(made)
+            with reactive.isolate():  # what the new copy holds is what a save there starts from
+                seen.set(_held_in(made, names))
 
     @shiny_render.text
     def save_message() -> str:
         return said()
 
 
+def _held_in(folder: Path, names: list[str]) -> dict[str, float]:
+    """The held hours of ``names`` as the ledger in ``folder`` records them [h]."""
+    from ...ledger import load_ledger
+
+    s = load_ledger(folder).sources
+    held = {name: float(h) for name, h in zip(s["source"], s[COLUMN], strict=True)}
+    return {name: held[name] for name in names}
+
+
+def copy_target(target: str) -> Path:
+    """The folder the page may copy the default ledger to: ``target`` (``~`` expanded, relative
+    to the current folder), if it lies under the current folder or the user's home once links
+    are followed, or is a folder that exists and is empty. A page that anyone can reach on the
+    app's address must not make folders elsewhere (``/etc/...`` as root).
+
+    Raises
+    ------
+    Refused
+        Anywhere else, naming the folder and what is allowed.
+    """
+    folder = Path(target).expanduser()
+    resolved = (Path.cwd() / folder).resolve()
+    roots = [Path.cwd().resolve(), Path.home().resolve()]
+    if any(resolved == r or r in resolved.parents for r in roots):
+        return folder
+    if resolved.is_dir() and not any(resolved.iterdir()):
+        return folder
+    raise Refused(
+        f"{visible(str(folder))} is outside this folder ({visible(str(roots[0]))}) and your home "
+        f"({visible(str(roots[1]))}): give a folder under either, or an empty folder that exists"
+    )
+
+
 def _copy(target: str) -> tuple[Path | None, str]:
     from ..commands.init import copy_default_ledger
 
     try:
-        folder = Path(target).expanduser()
+        folder = copy_target(target)
         copy_default_ledger(folder)
+    except Refused as exc:
+        return None, f"Not copied: {exc}"
     except (ProcureError, OSError) as exc:
         return None, f"Not copied: {visible(exc)}"
     return folder, (f"Copied the default ledger to {visible(folder)}: this page now saves there; next time start "

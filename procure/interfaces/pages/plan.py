@@ -161,7 +161,11 @@ def server(
         if box is None or box <= 0:
             return
         x = min(max(math.log10(box), BUDGET_DECADES[0]), BUDGET_DECADES[1])
-        if round(x, 2) != round(float(input.budget_slider() or 0), 2):
+        try:
+            slider = number(input.budget_slider(), "budget slider", low=BUDGET_DECADES[0], high=BUDGET_DECADES[1])
+        except Refused:  # a forged slider value: put the slider where the box says
+            slider = None
+        if slider is None or round(x, 2) != round(slider, 2):
             ui.update_slider("budget_slider", value=round(x, 2))
 
     @reactive.calc
