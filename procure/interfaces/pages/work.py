@@ -81,12 +81,20 @@ def _start_worker(niceness: int = 0) -> None:
     (on Linux, however the server ends), it runs at ``niceness`` below the server's priority,
     and matplotlib draws off screen."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _ended)
     _end_with_parent()
     if niceness:
         os.nice(niceness)
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+def _ended(sig: int, _frame: Any) -> None:
+    """A worker asked to end (the server's shutdown ends one still at work): it leaves through
+    Python's own exit, so that what it holds of the server's (the pool's semaphores) is released,
+    not left for the resource tracker to report as leaked."""
+    raise SystemExit(128 + sig)
 
 
 def _end_with_parent() -> None:
