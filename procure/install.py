@@ -12,6 +12,31 @@ from typing import Any
 
 #: The distribution's name on the package index (the import name and the command are ``procure``).
 DISTRIBUTION = "procure-robotics"
+#: The shipped data folders: inside the installed package (``_data/NAME``), or at the top of a checkout.
+SHIPPED_DATA = ("ledgers", "models")
+
+
+def package_data(name: str) -> Path | None:
+    """Folder of shipped data ``name`` (of :data:`SHIPPED_DATA`): inside the installed package,
+    or at the top of a checkout; None where neither is there."""
+    here = Path(__file__).resolve().parent  # the procure package
+    for candidate in (here / "_data" / name, here.parent / name):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def installed_folders() -> list[Path]:
+    """The folders of this installation that nothing procure does writes into: the package and
+    its shipped data, resolved."""
+    found = [package_data(name) for name in SHIPPED_DATA]
+    return [Path(__file__).resolve().parent, *(f.resolve() for f in found if f is not None)]
+
+
+def in_installation(path: Path) -> bool:
+    """Whether ``path`` (resolved) lies inside one of :func:`installed_folders`."""
+    real = path.resolve()
+    return any(real == f or f in real.parents for f in installed_folders())
 
 
 def _checkout() -> dict[str, Any] | None:

@@ -20,6 +20,13 @@ from typing import Any
 
 from .errors import invalid
 from .files import FileEdit, Target, check_distinct, target, write_all, write_atomic
+from .install import in_installation
+
+#: Why an output or an edit inside procure's installation is refused.
+INSTALLATION_REFUSAL = (
+    "it is inside procure's installation (its shipped ledgers, model cards and package), which nothing "
+    "writes: give a file of your own (procure init DIR copies the default ledger)"
+)
 
 __all__ = [
     "PLOT_FORMATS",
@@ -65,6 +72,8 @@ def check_output_path(path: Path | str, option: str) -> Path:
         if not os.access(where.given, os.W_OK):
             raise invalid(option, str(path), "it cannot be written to")
         return where.given
+    if in_installation(where.real):
+        raise invalid(option, str(path), INSTALLATION_REFUSAL)
     if not os.access(where.real.parent, os.W_OK | os.X_OK):
         raise invalid(option, str(path), f"folder {str(where.real.parent)!r} cannot be written to")
     if where.old is not None and not os.access(where.real, os.W_OK):
@@ -205,6 +214,8 @@ class Outputs:
             raise invalid("edit", str(path), "no such file: the ledger folder needs it")
         if where.stream:
             raise invalid("edit", str(path), "it is not a regular file")
+        if in_installation(where.real):
+            raise invalid("edit", str(path), INSTALLATION_REFUSAL)
         self.reads([path], "the ledger file this command edits")
 
     def ledger_edit(self, edit: FileEdit, message: str | None = None) -> None:
@@ -216,6 +227,8 @@ class Outputs:
         InputError
             An output of this command is the file the edit changes.
         """
+        if in_installation(Path(edit.path)):
+            raise invalid("edit", str(edit.path), INSTALLATION_REFUSAL)
         self.reads([edit.path], "the ledger file this command edits")
         self._edits.append((edit, message))
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
+from ..install import package_data
 from ..pipeline.codecs import DEFAULT_CODEC, codec_name
 from ..spec import Range, bad_message, check, did_you_mean
 from .csvtext import check_regular, decode, short, shown
@@ -39,11 +40,10 @@ MOST_TOML_BYTES = 1_000_000
 
 def _package_data(name: str) -> Path:
     """Folder of shipped data: inside the installed package, or at the top of a checkout."""
-    here = Path(__file__).resolve().parent.parent  # the procure package
-    for candidate in (here / "_data" / name, here.parent / name):
-        if candidate.is_dir():
-            return candidate
-    raise LedgerError(f"shipped folder {name!r} not found beside {here}: reinstall procure")
+    found = package_data(name)
+    if found is None:
+        raise LedgerError(f"shipped folder {name!r} not found beside {Path(__file__).parents[1]}: reinstall procure")
+    return found
 
 
 def default_ledger_dir() -> Path:

@@ -76,6 +76,7 @@ def calibrate_command(
                                    "first (procure init DIR) and write into the copy")  # fmt: skip
     check_repeat(repeat)
     out = outputs(json_out=json_out)
+    out.reads(videos, "a video this command reads")
     if write:
         from ...ledger.load import ledger_files
 

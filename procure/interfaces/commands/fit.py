@@ -87,9 +87,10 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
                 scenarios_out: Path | None, next_: bool, budget: float, groups: int, workers: int | None,
                 plot: Path | None, json_out: str | None) -> None:  # fmt: skip
     """Fit exchange rates, survivals and saturation scales to your training runs (runs.csv)."""
+    from ...analyses.fit.evppi import draws_and_groups
     from ...analyses.fit.fitting import fit
     from ...analyses.fit.sampler import require_emcee
-    from ...analyses.fit.settings import check_setting
+    from ...analyses.fit.settings import check_setting, default
     from ...ledger import load_ledger
     from ...ledger.cards import default_ledger_dir
     from ...ledger.load import ledger_files
@@ -108,12 +109,13 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     for name, value in (("walkers", walkers), ("steps", steps), ("burn_in", burn_in), ("seed", seed),
                         ("draws", draws), ("groups", groups)):  # fmt: skip
         check_setting(name, value, name)
+    check_budget(budget)  # every option before any work, whether --next reads it or not
     if next_:
-        check_budget(budget)
+        draws_and_groups({name: default(name) for name in ("draws", "groups")}, draws, groups)
     out = outputs(json_out=json_out, csv_out=scenarios_out, plot=plot)
     ledger_path = ledger_dir if ledger_dir is not None else default_ledger_dir()
     runs_path = runs_file if runs_file is not None else ledger_path / RUNS_FILE
-    out.reads([*ledger_files(ledger_dir)[:2], runs_path])
+    out.reads([*ledger_files(ledger_dir), runs_path])  # the ledger, its cards and the runs
     if write:
         out.will_edit(ledger_path / "sources.csv")
     require_emcee()
