@@ -40,20 +40,27 @@ def slope_brackets(a: CurveArrays, cut_curve: np.ndarray, cut_point: np.ndarray,
     """Per curve of ``curves`` at effective hours ``e`` [h], the relative width of the bracket of
     its slope that its nearest tangents (at ``cut_point`` of ``cut_curve``) on either side give,
     over its own slope; 0 on a tangent point, inf where it has none on a side [1]."""
+    if len(cut_point) == 0 or len(curves) == 0:
+        return np.full(len(curves), np.inf)
     order = np.lexsort((cut_point, cut_curve))
     sc, sp = cut_curve[order], cut_point[order]
-    width = np.full(len(curves), np.inf)
-    for q, j in enumerate(curves.tolist()):
-        points = sp[np.searchsorted(sc, j, "left") : np.searchsorted(sc, j, "right")]
-        at = int(np.searchsorted(points, e[q]))
-        if at < len(points) and points[at] == e[q]:
-            width[q] = 0.0  # on a tangent point: the envelope's slope is the curve's
-            continue
-        if at == 0 or at == len(points):
-            continue
-        lo, hi = points[at - 1], points[at]
-        slopes = np.asarray(value.derivative(np.array([lo, e[q], hi]), a.curve[j], a.k[j], a.shape[j]), float)
-        width[q] = (slopes[0] - slopes[2]) / max(slopes[1], np.finfo(float).tiny)
+    start, end = np.searchsorted(sc, curves, "left"), np.searchsorted(sc, curves, "right")
+    lo, hi = start.copy(), end.copy()
+    while np.any(lo < hi):  # the first of each curve's points at or past its e, all curves at once
+        mid = (lo + hi) // 2
+        left = (lo < hi) & (sp[np.minimum(mid, len(sp) - 1)] < e)
+        lo, hi = np.where(left, mid + 1, lo), np.where((lo < hi) & ~left, mid, hi)
+    at = lo
+    on = (at < end) & (sp[np.minimum(at, len(sp) - 1)] == e)  # on a tangent point: the curve's slope
+    both = (at > start) & (at < end) & ~on
+    below, above = sp[np.maximum(at - 1, 0)], sp[np.minimum(at, len(sp) - 1)]
+    c, k, shape = a.curve[curves], a.k[curves], a.shape[curves]
+    with np.errstate(all="ignore"):
+        rise = np.asarray(value.derivative(below, c, k, shape), float) - np.asarray(
+            value.derivative(above, c, k, shape), float
+        )
+        own = np.maximum(np.asarray(value.derivative(e, c, k, shape), float), np.finfo(float).tiny)
+    width = np.where(on, 0.0, np.where(both, rise / own, np.inf))
     return width
 
 
