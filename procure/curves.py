@@ -12,7 +12,7 @@ log       k ln(1 + r)                            1 / (1 + r)
 exp       k (1 − exp(−r))                        exp(−r)
 power     k ((1 + r)^β − 1) / β,  0 < β ≤ 1      (1 + r)^(β − 1)
 hill      k u / (1 + u),  u = r^s                s r^(s−1) / (1 + u)²
-logistic  2k (1 − exp(−r)) / (1 + exp(−r))      sech²(r / 2)
+logistic  2k (1 − exp(−r)) / (1 + exp(−r))       sech²(r / 2)
 ========  =====================================  ==============================
 
 The logistic curve is PyMC-Marketing's ``LogisticSaturation``,

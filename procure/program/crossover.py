@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def start_from(hm: HighsModel, x: np.ndarray, mu: np.ndarray) -> highspy.HighsSolution | None:
     """The model's point at hours ``x`` [h] and coupling multipliers ``mu`` (the budget row, each
-    capacity with a row, each mix bound, in :func:`procure.program.dual.coupling_rows`'s order)
+    capacity with a row, each mix bound, in :func:`procure.program.rows.coupling_rows`'s order)
     [value per unit], for :meth:`procure.program.highs.HighsModel.solve`'s ``start``; None where
     the model is not one scenario's curves over the hours bought (its rows then have other names).
     """

@@ -315,7 +315,7 @@ class HighsModel:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
         a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
         own bounds carry, and each capacity's shadow price what its bounds carry
-        (:mod:`procure.program.bound_duals`). ``h``: read from that LP instead (see :meth:`_duals`)."""
+        (:mod:`procure.program.bound_duals`). ``h``: read from that LP of this model instead."""
         rows, cols = self._duals(solution, h)
 
         def at(ks: list[int]) -> float:

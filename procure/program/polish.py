@@ -96,7 +96,7 @@ class _Rows:
 
 
 def lp_multipliers(program: Solving, r: Refined) -> np.ndarray:
-    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.dual.coupling_rows`
+    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.rows.coupling_rows`
     order, each with what the bounds derived from its limit carry
     (:meth:`procure.program.highs.HighsModel.duals`)."""
     lam, capacity, mix = program.highs.duals(r.results)

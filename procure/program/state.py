@@ -43,7 +43,7 @@ class Refined:
         λ where target mode asked for it (NaN otherwise).
     mu : numpy.ndarray or None
         The exact multipliers of the coupling rows (budget, capacities, mix bounds, in
-        :func:`procure.program.dual.coupling_rows` order) when the hours are exact; None when
+        :func:`procure.program.rows.coupling_rows` order) when the hours are exact; None when
         they are the LP's.
     prices : highspy.Highs or None
         The LP the prices are read from where it is not the model's own

@@ -1,8 +1,7 @@
 """``procure report``: one self-contained HTML page of a plan, to hand to whoever holds the budget.
 
-The command takes ``procure solve``'s options for the request (the same click options, taken
-from :data:`~procure.interfaces.commands.plan.solve_command`, and the same
-:func:`procure.analyses.solving.prepare`), solves it, and writes the page of
+The command takes ``procure solve``'s options for the request (the same click options, its
+command's ``params``, and the same :func:`procure.analyses.solving.prepare`), solves it, and writes the page of
 :func:`procure.interfaces.report.report_html` from the plan's JSON object, the one ``procure
 solve --json`` prints; ``--pdf`` prints that page with a headless Chromium. The page and the PDF
 are outputs of the command like ``solve``'s (:class:`procure.output.Outputs`): checked before
