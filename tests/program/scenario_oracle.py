@@ -31,8 +31,8 @@ class OracleResult:
 
 
 def solve(sp, fixed_hours=None) -> OracleResult:
-    """Solve a :class:`procure.program.scenarios.ScenarioProblem` without integer terms or mix
-    bounds; ``fixed_hours`` fixes the hours bought now (only later hours are chosen)."""
+    """Solve a :class:`procure.program.scenarios.ScenarioProblem` without integer terms (mix
+    bounds hold in every scenario, on its own rates); ``fixed_hours`` fixes the hours bought now (only later hours are chosen)."""
     p = sp.base
     s = p.sources
     n, count = p.n, sp.count
@@ -98,6 +98,12 @@ def solve(sp, fixed_hours=None) -> OracleResult:
         for k in range(count if recourse else 1):
             rows.append({arg(k, i): use[i] for i in range(n)})
             rhs.append(limit - use @ held)
+    for key, share in p.max_share.items():  # each scenario's mix, on its own effective hours
+        members = p.members(key).astype(float)
+        for k in range(count):
+            weight = sp.rate[k] * (members - share)
+            rows.append({arg(k, i): weight[i] for i in range(n) if weight[i] != 0})
+            rhs.append(-float(weight @ held))
     if w_ > 0:
         for k in range(count):
             row = {int(iu[k]): -1.0, ieta: 1.0}

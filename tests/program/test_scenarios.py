@@ -363,3 +363,19 @@ def test_lambda_with_fixed_hours_is_the_slope_of_the_value_of_the_rest():
     now = plan_at(budget)
     right, left = (plan_at(budget + step).value - now.value) / step, (now.value - plan_at(budget - step).value) / step
     assert right * (1 - 1e-4) <= now.lambda_ <= left * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("options", [{}, {"risk_weight": 0.5, "risk_alpha": 0.2}, {"recourse_price_x": 1.2}],
+                         ids=["ev", "cvar", "recourse"])  # fmt: skip
+def test_a_mix_bound_holds_in_every_scenario_as_an_independent_lp_has_it(options):
+    """A mix bound on the source bought most without it, at half its share: each scenario's mix
+    row is on that scenario's own effective hours (a row written for one scenario's rates alone
+    passed every other test)."""
+    problem, sc = _random_problem(4, 12, 5)
+    free = solve_scenarios(scenario_problem(problem, sc, **options), tolerance=TOL / 10)
+    e = free.plan.sources["effective_hours"].to_numpy(float)
+    top = int(np.argmax(np.where(problem.held > 0, -np.inf, e)))
+    share = 0.5 * float(e[top] / e.sum())
+    bound = replace(problem, max_share={problem.sources["source"].iloc[top]: share})
+    got, _want = _check_against_oracle(scenario_problem(bound, sc, **options))
+    assert got.value < free.value * (1 - TOL)  # the bound binds
