@@ -102,7 +102,7 @@ def episode_tables(root: Path) -> list[Path]:
 def _parquet() -> Any:
     """``pyarrow.parquet``, or None when it is not installed."""
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-not-found, unused-ignore]
+        import pyarrow.parquet as pq
     except ImportError:
         return None
     return pq
