@@ -131,6 +131,9 @@ def test_a_page_of_another_origin_in_the_browser_cannot_open_the_apps_websocket(
         ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1:9000", False),
         ("0.0.0.0", "192.168.1.20:8000", "http://192.168.1.20:8000", True),  # every interface: an IP
         ("0.0.0.0", "rebound.test:8000", None, False),  # but not another site's name
+        ("0.0.0.0", "192.168.1.20:8000", "http://192.168.1.99:8000", False),  # another machine's page
+        ("127.0.0.1", "127.0.0.1", None, False),  # no port: port 80, not the served one
+        ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1", False),
         ("10.1.2.3", "10.1.2.3:8000", None, True),
         ("10.1.2.3", "localhost:8000", None, False),  # not served on loopback
     ],
