@@ -10,9 +10,12 @@ Either could drive a session and save a ledger. So, as an ASGI layer around the 
 * ``Host`` must name the served port on a name the app is served at: the ``--host`` given, a
   loopback name (``localhost``, ``127.0.0.1``, ``[::1]``) where the app listens on loopback,
   or, where it listens on every interface (``0.0.0.0``, ``::``), an IP address or this
-  machine's own name (a rebound name is neither);
-* ``Origin``, where present, must be ``http://`` (or ``https://``) of such a name and port; a
-  browser sends it on every websocket and on requests other than a plain page load.
+  machine's own name (a rebound name is neither). A ``Host`` without a port means port 80, as
+  it does to a browser;
+* ``Origin``, where present, must be ``http://`` (or ``https://``) of such a name and the
+  served port, and the name ``Host`` names (any loopback name where ``Host`` names one): the
+  page was served by this app at that address, not by another machine's app on the same port.
+  A browser sends it on every websocket and on requests other than a plain page load.
 
 Anything else is refused with 403 (a websocket before its handshake completes) and a one-line
 body naming what was refused.
@@ -38,6 +41,8 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 EVERY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 #: HTTP status of a refused request.
 FORBIDDEN = 403
+#: Port a ``Host`` or ``Origin`` without one means, by scheme.
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _is_ip(name: str) -> bool:
@@ -98,17 +103,19 @@ class SameOrigin:
         """Why the request of ``scope`` is refused; "" where it is not."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         name, port = _split_host(headers.get("host", ""))
-        if not name or not self.name_allowed(name) or (port is not None and port != self.port):
+        if not name or not self.name_allowed(name) or (port or DEFAULT_PORTS["http"]) != self.port:
             return f"Host {headers.get('host', '')!r} is not this app's address"
         origin = headers.get("origin")
         if origin is None:
             return ""
         parts = urlsplit(origin)
         try:
-            origin_port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, -1)
+            origin_port = parts.port or DEFAULT_PORTS.get(parts.scheme, -1)
         except ValueError:
             origin_port = -1
-        if parts.scheme not in ("http", "https") or not self.name_allowed((parts.hostname or "").lower()):
+        origin_name = (parts.hostname or "").lower()
+        same_name = origin_name == name or (_loopback(origin_name) and _loopback(name))
+        if parts.scheme not in DEFAULT_PORTS or not self.name_allowed(origin_name) or not same_name:
             return f"Origin {origin!r} is another site"
         if origin_port != self.port:
             return f"Origin {origin!r} is another site"

@@ -52,10 +52,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_app(ledger: Path | None = None, *, group: bool = False) -> tuple[subprocess.Popen, str]:
+def start_app(
+    ledger: Path | None = None, *, group: bool = False, cwd: Path | None = None
+) -> tuple[subprocess.Popen, str]:
     port = free_port()
     args = [*CLI, "app", "--port", str(port)] + (["--ledger", str(ledger)] if ledger is not None else [])
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group,
+                            cwd=cwd)  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:

@@ -131,6 +131,9 @@ def test_a_page_of_another_origin_in_the_browser_cannot_open_the_apps_websocket(
         ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1:9000", False),
         ("0.0.0.0", "192.168.1.20:8000", "http://192.168.1.20:8000", True),  # every interface: an IP
         ("0.0.0.0", "rebound.test:8000", None, False),  # but not another site's name
+        ("0.0.0.0", "192.168.1.20:8000", "http://192.168.1.99:8000", False),  # another machine's page
+        ("127.0.0.1", "127.0.0.1", None, False),  # no port: port 80, not the served one
+        ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1", False),
         ("10.1.2.3", "10.1.2.3:8000", None, True),
         ("10.1.2.3", "localhost:8000", None, False),  # not served on loopback
     ],
@@ -184,3 +187,51 @@ def test_a_forged_slider_value_leaves_the_session_alive(app, forged):
         assert page.evaluate("document.querySelector('#shiny-disconnected-overlay') === null")
         assert not errors
         browser.close()
+
+
+def _save_over_websocket(port: int, origin: str) -> str:
+    """What a script does with the app's websocket: open a session, set the twin's held hours to
+    40, press Save; returns the page's save message."""
+    import json
+
+    from websockets.sync.client import connect
+
+    from procure.interfaces.pages.held import COLUMN, editable
+    from procure.ledger import load_ledger
+
+    ledger = load_ledger(None)
+    held = dict(zip(ledger.sources["source"], ledger.sources[COLUMN], strict=True))
+    inputs = {f"held_{i}:shiny.number": float(held[name]) for i, name in enumerate(editable(ledger))}
+    inputs |= {"budget:shiny.number": 100000, "save:shiny.action": 0}
+    inputs[".clientdata_output_save_message_hidden"] = False  # a browser says which outputs it shows
+    url = f"ws://127.0.0.1:{port}/websocket/"
+    with connect(url, origin=origin, proxy=None, compression=None, open_timeout=30) as ws:
+        ws.send(json.dumps({"method": "init", "data": inputs}))
+        ws.send(json.dumps({"method": "update", "data": {"held_1:shiny.number": 40}}))
+        ws.send(json.dumps({"method": "update", "data": {"save:shiny.action": 1}}))
+        while True:
+            said = json.loads(ws.recv(timeout=60)).get("values", {}).get("save_message", "")
+            if said and said != "Saving …":
+                return str(said)
+
+
+def test_a_websocket_of_another_site_cannot_save_and_the_apps_own_can(ledger_copy):
+    # before: a script's websocket with Origin: http://evil.example.com was accepted and its
+    # Save changed the ledger
+    from websockets.exceptions import InvalidStatus
+
+    proc, url = start_app(ledger_copy)
+    port = int(url.rsplit(":", 1)[1])
+    sources = ledger_copy / "sources.csv"
+    before = sources.read_bytes()
+    try:
+        for origin in ("http://evil.example.com", f"http://127.0.0.1:{port + 1}", "null"):
+            with pytest.raises(InvalidStatus) as refused:
+                _save_over_websocket(port, origin)
+            assert refused.value.response.status_code == 403
+        assert sources.read_bytes() == before
+        # the same script from the app's own page saves: what was refused above is the origin
+        assert _save_over_websocket(port, f"http://127.0.0.1:{port}").startswith("Saved")
+        assert sources.read_bytes() != before
+    finally:
+        stop(proc)

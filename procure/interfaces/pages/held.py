@@ -22,7 +22,7 @@ from ...defaults import TABLE_ROWS
 from ...errors import ProcureError
 from ...ledger.shipped import shipped
 from ..tables import visible
-from .parts import Refused, number, shown
+from .parts import Refused, number, sent, shown
 
 if TYPE_CHECKING:
     from ...ledger import Ledger
@@ -149,9 +149,16 @@ def server(input: Any, ledger: Ledger) -> None:
             with reactive.isolate():
                 seen.set({**seen(), **{name: cells[COLUMN] for name, cells in changes.items()}})
 
+    @shiny_render.text
+    def save_message() -> str:
+        return said()
+
+    if not shipped(ledger.path):
+        return  # the copy action is the shipped ledger's only: a forged "copy" does nothing
+
     @reactive.extended_task
-    async def copying(target: str) -> tuple[Path | None, str]:
-        return await asyncio.to_thread(_copy, target)
+    async def copying(target: str) -> tuple[Path | None, str, dict[str, float]]:
+        return await asyncio.to_thread(_copy, target, names)
 
     @reactive.effect
     @reactive.event(input.copy)
@@ -164,62 +171,73 @@ def server(input: Any, ledger: Ledger) -> None:
 
     @reactive.effect
     def _copied() -> None:
-        if copying.status() != "success":
+        status = copying.status()
+        if status == "error":
+            said.set("Not copied: the copy failed unexpectedly; nothing changed in this page")
             return
-        made, message = copying.value()
+        if status != "success":
+            return
+        made, message, held = copying.value()
         said.set(message)
         if made is not None:
             folder.set(made)
             with reactive.isolate():  # what the new copy holds is what a save there starts from
-                seen.set(_held_in(made, names))
-
-    @shiny_render.text
-    def save_message() -> str:
-        return said()
+                seen.set({**seen(), **held})
 
 
 def _held_in(folder: Path, names: list[str]) -> dict[str, float]:
-    """The held hours of ``names`` as the ledger in ``folder`` records them [h]."""
+    """The held hours of those of ``names`` the ledger in ``folder`` records [h]."""
     from ...ledger import load_ledger
 
     s = load_ledger(folder).sources
-    held = {name: float(h) for name, h in zip(s["source"], s[COLUMN], strict=True)}
-    return {name: held[name] for name in names}
+    held = {str(name): float(h) for name, h in zip(s["source"], s[COLUMN], strict=True)}
+    return {name: held[name] for name in names if name in held}
 
 
 def copy_target(target: str) -> Path:
     """The folder the page may copy the default ledger to: ``target`` (``~`` expanded, relative
     to the current folder), if it lies under the current folder or the user's home once links
-    are followed, or is a folder that exists and is empty. A page that anyone can reach on the
-    app's address must not make folders elsewhere (``/etc/...`` as root).
+    are followed and ``..`` is resolved, or is a folder that exists and is empty. A page that
+    anyone can reach on the app's address must not make folders elsewhere (``/etc/...`` as
+    root). A current folder or home that is the file system's root (a service started in
+    ``/``) does not count: every folder lies under it.
 
     Raises
     ------
     Refused
-        Anywhere else, naming the folder and what is allowed.
+        Anywhere else, or a name that is no folder's (a NUL byte, an unknown ``~user``), naming
+        the folder and what is allowed.
     """
-    folder = Path(target).expanduser()
-    resolved = (Path.cwd() / folder).resolve()
-    roots = [Path.cwd().resolve(), Path.home().resolve()]
-    if any(resolved == r or r in resolved.parents for r in roots):
-        return folder
-    if resolved.is_dir() and not any(resolved.iterdir()):
-        return folder
-    raise Refused(
-        f"{visible(str(folder))} is outside this folder ({visible(str(roots[0]))}) and your home "
-        f"({visible(str(roots[1]))}): give a folder under either, or an empty folder that exists"
-    )
+    try:
+        folder = Path(target).expanduser()
+        here = Path.cwd().resolve()
+        roots = [r for r in (here, Path.home().resolve()) if r != Path(r.anchor)]
+        resolved = (here / folder).resolve()
+        if any(resolved == r or r in resolved.parents for r in roots):
+            return folder
+        if resolved.is_dir() and not any(resolved.iterdir()):
+            return folder
+    except (ValueError, RuntimeError, KeyError) as exc:  # a NUL byte; no home known for ~user
+        raise Refused(f"{sent(target)} is not a folder this page can copy to ({visible(exc)})") from None
+    except OSError as exc:  # a folder that cannot be listed
+        raise Refused(f"{sent(target)}: {visible(exc.strerror or exc)}") from None
+    under = " or ".join(f"under {visible(str(r))}" for r in roots)
+    give = f"a folder {under}, or an empty folder that exists" if under else "an empty folder that exists"
+    raise Refused(f"{sent(str(folder))} is outside this folder and your home: give {give}")
 
 
-def _copy(target: str) -> tuple[Path | None, str]:
+def _copy(target: str, names: list[str]) -> tuple[Path | None, str, dict[str, float]]:
+    """Copy the default ledger to ``target`` (:func:`copy_target`); returns the folder (None if
+    not copied), what the page says, and the held hours of ``names`` the copy holds [h]."""
     from ..commands.init import copy_default_ledger
 
     try:
         folder = copy_target(target)
         copy_default_ledger(folder)
+        held = _held_in(folder, names)
     except Refused as exc:
-        return None, f"Not copied: {exc}"
+        return None, f"Not copied: {exc}", {}
     except (ProcureError, OSError) as exc:
-        return None, f"Not copied: {visible(exc)}"
+        return None, f"Not copied: {visible(exc)}", {}
     return folder, (f"Copied the default ledger to {visible(folder)}: this page now saves there; next time start "
-                    f"`procure app --ledger {visible(folder)}`.")  # fmt: skip
+                    f"`procure app --ledger {visible(folder)}`."), held  # fmt: skip

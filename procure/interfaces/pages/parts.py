@@ -21,6 +21,18 @@ if TYPE_CHECKING:
     from ...ledger import Ledger
 
 
+#: Characters of a refused value a message shows at most, with the value's length after them
+#: when it is longer [characters], ≥ 1. A forged value may be megabytes long.
+SHOWN_CHARS = 80
+
+
+def sent(value: Any) -> str:
+    """A value a browser sent, as a message shows it: its ``repr``, control characters
+    escaped, cut at :data:`SHOWN_CHARS` with its length said."""
+    text = visible(repr(value))
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
 class Refused(Exception):
     """A value the app does not take: the message names the input and what it takes."""
 
@@ -66,7 +78,7 @@ def number(value: Any, what: str, *, low: float = 0.0, high: float = math.inf, b
             return None
         raise Refused(f"{what} is blank or not a number a browser can hold: give a number ≥ {low:g}")
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Refused(f"{what} = {visible(repr(value))} is invalid: give a number ≥ {low:g}")
+        raise Refused(f"{what} = {sent(value)} is invalid: give a number ≥ {low:g}")
     if not low <= value <= high:
         upper = f" and ≤ {high:g}" if math.isfinite(high) else ""
         raise Refused(f"{what} = {value:g} is invalid: must be ≥ {low:g}{upper}")
@@ -83,8 +95,7 @@ def chosen(value: Any, allowed: Mapping[str, Any] | Iterable[str], what: str) ->
     """
     names = list(allowed)
     if not isinstance(value, str) or value not in names:
-        shown = visible(repr(value))[:80]
-        raise Refused(f"{what} = {shown} is not one of the app's choices")
+        raise Refused(f"{what} = {sent(value)} is not one of the app's choices")
     return value
 
 
