@@ -31,7 +31,8 @@ import numpy as np
 
 from . import value
 from .bounds import CurveArrays
-from .dual import INVERSE_STEP, dual_bound, hours_at_price
+from .dual import dual_bound
+from .dual.terms import INVERSE_STEP, hours_at_price
 from .paths import eligible
 from .plan import BINDING_TOLERANCE
 from .problem import BOUGHT_HOURS, Problem

@@ -16,8 +16,7 @@ import numpy as np
 
 from ..errors import Reason, SolveError
 from .crossover import start_from
-from .dual import solve_dual
-from .expected import solve_expected_dual
+from .dual import solve_dual, solve_expected_dual
 from .forms import add_cuts, initial_points, refined_breakpoints
 from .paths import eligible, qualifies
 from .periods import PeriodProblem

@@ -1,5 +1,5 @@
 """Many scenarios' duals minimised together with linear sources at their kinks
-(``procure.program.wait_and_see.minimise_batch`` with ``procure.program.batch_kinks``).
+(``procure.program.dual.newton`` over K problems, with ``procure.program.dual.kink_step``).
 
 Oracles written apart from the code: programs worked out by hand (each scenario's multipliers,
 hours and bound), and SciPy's SLSQP on each scenario of small random programs (its plan is
@@ -15,18 +15,25 @@ import numpy as np
 import pytest
 from test_dual_kinks import _arrays, _primal_optimum
 
-from procure.program.batch_kinks import batch_kink_step
-from procure.program.kinks import kink_step, kinked_sources
+from procure.program.dual.kink_step import kink_step
+from procure.program.dual.kinks import kinked_sources
+from procure.program.dual.newton import minimise
+from procure.program.dual.terms import CurveTerms
 from procure.program.rows import CouplingRows
-from procure.program.wait_and_see import BatchDual, minimise_batch
 
 
-def _batch(curve, rates, room, k, A, b) -> BatchDual:
+def minimise_batch(d: CurveTerms):
+    """The minimiser's multipliers, bounds and hours, one row per scenario."""
+    found = minimise(d)
+    return found.mu, found.bound, found.x
+
+
+def _batch(curve, rates, room, k, A, b) -> CurveTerms:
     """K scenarios of one program: each its own rates (K × n), the same rows ``A x ≤ b``."""
     rates = np.asarray(rates, float)
     count, n = rates.shape
     A, b = np.asarray(A, float), np.asarray(b, float)
-    return BatchDual(rates, np.tile(np.asarray(k, float), (count, 1)), np.zeros(n), np.asarray(room, float),
+    return CurveTerms(rates, np.tile(np.asarray(k, float), (count, 1)), np.zeros(n), np.asarray(room, float),
                      np.full(n, np.nan), np.asarray(curve), np.repeat(A[None], count, 0),
                      np.repeat(b[None], count, 0))  # fmt: skip
 
@@ -65,9 +72,11 @@ def test_two_scenarios_of_only_linear_sources_at_a_vertex_by_hand():
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_the_batched_kink_step_is_each_scenarios_own(seed):
-    # where the step of one scenario alone (procure.program.kinks.kink_step) keeps every row it
-    # frees at μ ≥ 0, the batch's step of that scenario is the same step with the same hours
+def test_the_kink_step_solves_each_scenarios_saddle_system(seed):
+    # the step's defining equations, checked from its result: each kinked source it keeps is on
+    # its hyperplane at the new multipliers (price = rate), and on every row it frees the
+    # gradient of g, linearised in the smooth sources' hours (x + dx/dc · AᵀΔμ) and with the
+    # kinked sources at the step's hours, is 0
     rng = np.random.default_rng(seed)
     count, n, m = 6, 5, 2
     curve = np.array(["linear", "log", "linear", "exp", "log"])
@@ -84,17 +93,19 @@ def test_the_batched_kink_step_is_each_scenarios_own(seed):
     b = np.einsum("kmn,kn->km", A, x) * rng.uniform(0.99, 1.01, (count, m))
     kinked = kinked_sources(A[:, :, linear], rate[:, linear], mu)
     assert kinked[:, 0].all()
-    new_mu, hours, _on, ok = batch_kink_step(A, b, rate, room, linear, mu, x, slope, kinked)
-    compared = 0
-    for q in range(count):
-        alone = kink_step(A[q], b[q], rate[q], room, mu[q], x[q], slope[q], linear[kinked[q]])
-        if alone is None or np.any(alone[0] < 0):
-            continue
-        assert ok[q]
-        assert new_mu[q] == pytest.approx(alone[0], rel=1e-9, abs=1e-12)
-        assert hours[q][np.isin(linear, alone[2])] == pytest.approx(alone[1], rel=1e-9, abs=1e-9)
-        compared += 1
-    assert compared >= 3
+    new_mu, hours, on, ok = kink_step(A, b, rate, room, linear, mu, x, slope, kinked)
+    checked = 0
+    for q in np.flatnonzero(ok & np.all(new_mu > 0, axis=1)).tolist():
+        kept = linear[on[q]]
+        assert A[q][:, kept].T @ new_mu[q] == pytest.approx(rate[q, kept], rel=1e-9)
+        assert np.all((hours[q][on[q]] >= 0) & (hours[q][on[q]] <= room[kept]))
+        smooth = np.setdiff1d(np.arange(n), linear)
+        moved = x[q].copy()
+        moved[smooth] += slope[q, smooth] * (A[q][:, smooth].T @ (new_mu[q] - mu[q]))
+        moved[linear] = np.where(on[q], hours[q], x[q, linear])
+        assert b[q] - A[q] @ moved == pytest.approx(np.zeros(m), abs=1e-7 * float(np.max(np.abs(b[q]))))
+        checked += 1
+    assert checked >= 3
 
 
 def _small(seed: int):

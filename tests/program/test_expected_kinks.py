@@ -14,7 +14,7 @@ from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
 from procure.program import from_ledger
 from procure.program.bounds import source_arrays
-from procure.program.expected import solve_expected_dual
+from procure.program.dual import solve_expected_dual
 from procure.program.rows import capacity_rows_of, coupling_rows
 from procure.program.scenarios import scenario_problem
 from procure.program.stochastic import solve_scenarios

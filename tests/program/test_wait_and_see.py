@@ -19,7 +19,9 @@ from procure.analyses.uncertainty import solve_uncertain
 from procure.ledger import load_ledger
 from procure.ledger.load import UNCERTAIN_COLUMNS
 from procure.ledger.scenarios import Scenarios, ledger_scenarios
-from procure.program import from_ledger, wait_and_see
+from procure.program import from_ledger
+from procure.program.dual import newton, steps
+from procure.program.dual.terms import CurveTerms
 from procure.program.scenarios import scenario_problem
 from procure.program.solve import Program, solve_problem
 from procure.program.wait_and_see import qualifies, wait_and_see_values
@@ -119,9 +121,9 @@ def test_scenarios_the_batch_leaves_are_solved_on_their_own(monkeypatch):
     batch, the scenarios at a kink leave it; EVPI then solves them on their own, to the same
     figure."""
     sp = _flat(8, 0)
-    monkeypatch.setattr(wait_and_see, "batch_kink_step", _no_kink_steps)
-    monkeypatch.setattr(wait_and_see, "pivot_step", lambda *args, **kwargs: None)
-    monkeypatch.setattr(wait_and_see, "_nearest_breakpoints", lambda d, sel, mu, direction: np.full(len(sel), np.inf))
+    monkeypatch.setattr(steps, "kink_step", _no_kink_steps)
+    monkeypatch.setattr(steps, "pivot_step", lambda *args, **kwargs: None)
+    monkeypatch.setattr(newton, "nearest_breakpoint", lambda c, dc, entry, leave: np.full(len(c), np.inf))
     got = wait_and_see_values(sp, TOL)
     assert any(v is None for v in got)
     result = solve_uncertain(sp, tolerance=TOL)
@@ -212,14 +214,14 @@ def test_a_scenario_no_step_certifies_leaves_the_batch_soon():
     sp = scenario_problem(from_ledger(linear, budget=1.56e5), ledger_scenarios(linear, samples=25, seed=803620))
     one = sp.subset([11])
     evaluations = [0]
-    g = wait_and_see.BatchDual.g
+    g = CurveTerms.g
 
     def counted(self, mu, sel):
         evaluations[0] += len(sel)
         return g(self, mu, sel)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(wait_and_see.BatchDual, "g", counted)
+        patch.setattr(CurveTerms, "g", counted)
         got = wait_and_see_values(one, TOL)
     assert evaluations[0] <= 1_500
     alone = solve_uncertain(one, tolerance=TOL)  # EVPI solves it on its own where the batch did not

@@ -1,26 +1,34 @@
-"""Kink steps of many scenarios' duals at once: :func:`procure.program.kinks.kink_step` over a
-batch of K scenarios that share their sources.
+"""Newton's step on g restricted to the hyperplanes of the linear sources at their kink, for K
+problems at once.
 
-Where a linear source of scenario ω is at its kink
-(:func:`procure.program.kinks.kinked_sources`), ω's step is Newton's step on g_ω
-restricted to its kinked sources' hyperplanes, the saddle system of :mod:`procure.program.kinks`.
-The scenarios' systems differ in which rows bind and which linear sources are kinked, so each is
+On the hyperplanes each kinked source's term of g is 0 whatever its hours, so g is smooth there,
+and the kinked sources' hours are the multipliers of the hyperplanes: with the smooth sources'
+hours ``x(μ + Δμ) ≈ x(μ) + diag(dx/dc) Aᵀ Δμ``, the step solves::
+
+    [ H      −A_L ] [Δμ ]   [ −(b − A x_other) ]
+    [ A_Lᵀ    0   ] [x_L] = [ R_L − A_Lᵀμ      ]
+
+over the rows that bind (H = A diag(−dx/dc) Aᵀ on them). Where its hours ``x_L`` lie in their
+boxes and the projected gradient ``b − A x`` (with those hours) meets the dual's tolerance, 0 is
+in g's subdifferential: μ is the minimum, and x (the kinked sources bought in part) the
+optimum's hours.
+
+The problems' systems differ in which rows bind and which linear sources are kinked, so each is
 written over all m rows and all L linear sources: a row that does not bind gets the equation
 Δμ_r = 0, a linear source that is not kinked the equation x_s = 0, and the K systems of size
 m + L are solved by one call of ``numpy.linalg.solve``. A kinked source whose hours would leave
-its box leaves its hyperplane, and that scenario's system is solved again without it, as
-:func:`~procure.program.kinks.kink_step` does; a singular system (sources alike) is solved by
-least squares where that solves it, else that scenario has no kink step.
-
-None of this enters a certificate: each scenario's bound is g_ω at its final multipliers and its
-plan the hours there, judged by :mod:`procure.program.wait_and_see` as every scenario is.
+its box leaves its hyperplane, and that problem's system is solved again without it; a row whose
+multiplier the step would take below 0 does not bind, and is held at 0; a singular system
+(sources alike) is solved by least squares where that solves it, else that problem has no kink
+step. None of this enters a certificate: each problem's bound is g at its final multipliers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .kinks import BOX_SLACK, SYSTEM_RESIDUAL, binding_rows
+from .kinks import SYSTEM_RESIDUAL, binding_rows
+from .least_squares import BOX_SLACK
 
 #: A kink step shorter than this share of the multipliers' size is float noise: the multipliers
 #: are kept (and the kinked sources' hours read there), since g evaluated at a point moved by
@@ -28,17 +36,17 @@ from .kinks import BOX_SLACK, SYSTEM_RESIDUAL, binding_rows
 STEP_NOISE = 1e-12
 
 
-def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
+def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
                     mu: np.ndarray, x: np.ndarray, slope: np.ndarray,
                     kinked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """Each scenario's kink step (see the module).
+    """Each problem's kink step (see the module).
 
     Parameters
     ----------
     A, b : numpy.ndarray
-        Each scenario's coupling rows, K × m × n, and right-hand sides, K × m.
+        Each problem's coupling rows, K × m × n, and right-hand sides, K × m.
     rate : numpy.ndarray
-        Each scenario's rates ρσφ, K × n [effective h per h].
+        Each problem's rates ρσφ, K × n [effective h per h].
     room : numpy.ndarray
         Each source's box, n [h].
     linear : numpy.ndarray
@@ -47,14 +55,14 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         Multipliers (K × m, ≥ 0), the hours at them and dx/dc of the smooth sources strictly
         inside their boxes (K × n).
     kinked : numpy.ndarray
-        K × L booleans, from :func:`procure.program.kinks.kinked_sources`.
+        K × L booleans, from :func:`procure.program.dual.kinks.kinked_sources`.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray)
         The multipliers after the step (K × m, not yet clipped to μ ≥ 0); the linear sources'
         hours in their boxes (K × L, 0 where not kinked) [h]; which linear sources are still on
-        their hyperplane in the step (K × L); and which scenarios have a step (K). A scenario has
+        their hyperplane in the step (K × L); and which problems have a step (K). A problem has
         none where its system is singular and has no solution, or no kinked source is left.
     """
     K, m, _n = A.shape
@@ -94,8 +102,9 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
         pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
         rows, k_, solution = rows[solved], k_[solved], solution[solved]
         h = solution[:, m:]
-        # a row priced at 0 whose multiplier the step would take below 0 does not bind: held at 0
-        below = (base[rows] <= 0) & free[rows] & (base[rows] + solution[:, :m] < 0)
+        # a row whose multiplier the step would take below 0 does not bind at the minimum of the
+        # step's model: held at 0, and the step taken again
+        below = free[rows] & (base[rows] + solution[:, :m] < 0)
         outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
         fits = ~np.any(outside > 0, axis=1) & ~below.any(axis=1)
         done = rows[fits]
@@ -124,8 +133,8 @@ def batch_kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.nda
 def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The solutions of the stacked systems; where one is singular (kinks that are not
     independent, sources alike), its least-squares solution, kept where it solves the system
-    within :data:`~procure.program.kinks.SYSTEM_RESIDUAL` (relative, and of the right-hand
-    side's size), as :func:`~procure.program.kinks.kink_step` keeps it; NaN rows where none does
+    within :data:`~procure.program.dual.kinks.SYSTEM_RESIDUAL` (relative, and of the right-hand
+    side's size); NaN rows where none does
     (and where a system is not finite)."""
     finite = np.all(np.isfinite(system), axis=(1, 2)) & np.all(np.isfinite(rhs), axis=1)
     solution = np.full(rhs.shape, np.nan)

@@ -1,6 +1,6 @@
 """Least squares within a box, for the dual's steepest descent at a vertex of kinks.
 
-At a vertex of linear sources' kinks (:mod:`procure.program.kinks`), g's subgradients are
+At a vertex of linear sources' kinks (:mod:`procure.program.dual.kinks`), g's subgradients are
 ``r − N y`` for the kinked sources' hours ``y`` in their boxes, and the least of them in norm
 gives its steepest descent. NumPy has no bounded least squares (SciPy's ``lsq_linear``, the
 tests' oracle, is not a dependency), so :func:`box_least_squares` solves it by active sets on
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arrays import DIVISION_FLOOR
+from ...arrays import DIVISION_FLOOR
 
 #: Hours may leave a box by this share of it (float noise) and count as at its end [1]: here, and
-#: for a kinked source's hours from :func:`procure.program.kinks.kink_step`, which refuses the
+#: for a kinked source's hours from :func:`procure.program.dual.kink_step.kink_step`, which refuses the
 #: step beyond it and clips them to the box.
 BOX_SLACK = 1e-9
 #: :func:`box_least_squares` frees a variable where that lowers the squared residual's slope by

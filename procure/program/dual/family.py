@@ -1,32 +1,32 @@
-"""The dual of an expected-value scenario program: where its first cuts go.
+"""The expected-value program's terms: each source's value a family of curves, one per scenario.
 
 Without a risk weight, recourse or mix bounds, a scenario program maximises
 ``Σ_s V_s(x_s)`` with ``V_s(x) = Σ_ω π_ω v_sω(a_sω (h0_s + x))``: still separable and concave
-in the hours bought now, under the same budget and capacity rows. Its Lagrangian dual is that
-of :mod:`procure.program.dual` with V_s in place of one curve: each source's hours at a price
-``c_s`` solve ``V_s'(x) = c_s``, found by a bracketed root search (V_s' falls with x), and dx/dc is
-``1 / V_s''`` by a central difference. The projected Newton method of
-:func:`procure.program.dual.minimise` then gives the multipliers and the hours; each (scenario,
-source) curve gets a tangent cut at its own effective hours there, and the model, solved once,
-bounds the plan: the tangents' slopes, weighted by the probabilities, are the expected slope
-the multipliers price, so the LP's optimum is the plan's value.
+in the hours bought now, under the same budget and capacity rows. Its Lagrangian is that of
+:mod:`procure.program.dual.terms` with V_s in place of one curve: each source's hours at a price
+``c_s`` solve ``V_s'(x) = c_s``, found by a bracketed root search (V_s' falls with x), and dx/dc
+is ``1 / V_s''`` by a central difference. A source linear in every scenario is linear in its
+hours, ``V_s(x) = R_s (h0_s + x)`` with ``R_s = Σ_ω π_ω ρ_sω``: all or nothing at a price, with
+its kink at ``R_s``. The minimiser (:mod:`procure.program.dual.newton`) then gives the
+multipliers and the hours; each (scenario, source) curve gets a tangent cut at its own effective
+hours there, and the model, solved once, bounds the plan: the tangents' slopes, weighted by the
+probabilities, are the expected slope the multipliers price, so the LP's optimum is the plan's
+value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 
 import numpy as np
 
-from ..curves import REGISTRY
-from . import value
-from .bounds import CurveArrays
-from .dual import INVERSE_STEP, Dual, minimise
-from .kink_dual import KinkSteps
+from ...curves import REGISTRY
+from .. import value
+from ..bounds import CurveArrays
+from ..rows import CouplingRows
+from ..scenarios import ScenarioProblem
 from .kinks import linear_curves
-from .rows import CouplingRows
-from .scenarios import ScenarioProblem
+from .terms import INVERSE_STEP, Terms
 
 #: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
 #: bisection every third step): far more than the 10–20 a smooth curve takes to the precision.
@@ -37,39 +37,36 @@ ROOT_PRECISION = 1e-15
 BRACKET_DOUBLINGS = 200
 
 
-class _ExpectedDual(KinkSteps):
-    """g(μ) and x(μ) for V_s, the probability-weighted curves of each source.
+class FamilyTerms(Terms):
+    """One problem (K = 1) whose sources' values are the probability-weighted curves V_s.
 
-    A source with a linear curve is linear in every scenario, ``V_s(x) = R_s (h0_s + x)`` with
-    ``R_s = Σ_ω π_ω ρ_sω``: all or nothing at a price, and the method steps along its kink
-    (:class:`procure.program.kink_dual.KinkSteps`) as along a linear curve's of one scenario.
+    Parameters
+    ----------
+    sp : ScenarioProblem
+        The scenarios: their probabilities, rates and saturation scales.
+    a : CurveArrays
+        The sources' arrays (held hours, boxes, curves, shapes).
+    rows : CouplingRows
+        The coupling rows ``A x ≤ b``.
     """
 
     def __init__(self, sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows) -> None:
-        self.sp, self.a, self.rows = sp, a, rows
-        self.evaluations = 0
-        n = sp.n
-        self.curve = np.broadcast_to(a.curve, (sp.count, n))
-        self.shape = np.broadcast_to(a.shape, (sp.count, n))
-        self.rate = sp.rate
-        self.k = sp.saturation_hours
-        self.p = sp.probability[:, None]
-        linear = linear_curves(a.curve, a.shape)
-        self.kink_rate = np.sum(self.p * self.rate, axis=0)
-        self.all_or_nothing = np.flatnonzero(linear & (self.kink_rate > 0))
+        self.sp, self.a = sp, a
+        self.A, self.b = rows.A[None], rows.b[None]
         self.room = a.room
-
-    @cached_property
-    def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per source, V_s' at the hours held and at the end of its box (0 for a box without
-        end): the prices in multipliers below which it buys more than nothing and less than its
-        box [value per h]."""
-        every = np.arange(self.sp.n)
+        self.curve = np.broadcast_to(a.curve, (sp.count, sp.n))
+        self.shape = np.broadcast_to(a.shape, (sp.count, sp.n))
+        self.rate, self.k = sp.rate, sp.saturation_hours
+        self.p = sp.probability[:, None]
+        kink_rate = np.sum(self.p * self.rate, axis=0)
+        self.kink_rate = kink_rate[None]
+        self.linear = np.flatnonzero(linear_curves(a.curve, a.shape) & (kink_rate > 0))
+        every = np.arange(sp.n)
         finite = np.isfinite(self.room)
-        leave = np.zeros(self.sp.n)
+        leave = np.zeros(sp.n)
         with np.errstate(all="ignore"):
             leave[finite] = np.nan_to_num(self.slope(self.room[finite], every[finite]), nan=0.0)
-        return self.marginal_at_held(), leave
+        self.entry, self.leave = self.slope(np.zeros(sp.n), every)[None], leave[None]
 
     def slope(self, x: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """V_s'(x_s) of the sources ``columns`` [value per h]."""
@@ -85,20 +82,20 @@ class _ExpectedDual(KinkSteps):
                 )
         return np.asarray(np.sum(self.p * rate * dv, axis=0), dtype=float)
 
-    def marginal_at_held(self) -> np.ndarray:
-        """V_s'(0): the expected marginal value of the next hour at the hours held [value per h]."""
-        return self.slope(np.zeros(self.sp.n), np.arange(self.sp.n))
+    def hours(self, mu: np.ndarray, sel: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """x(μ) within each box by a bracketed root search, and dx/dc where a source is strictly
+        inside it (:meth:`Terms.hours`; ``sel`` is the one problem)."""
+        x, slope = self._hours(self.prices(mu, sel)[0], slopes)
+        return x[None], slope[None]
 
-    def hours(self, mu: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """x(μ) within each box by a bracketed root search, and dx/dc where a source is strictly inside it."""
-        a = self.a
+    def _hours(self, c: np.ndarray, slopes: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`hours` at the sources' prices in multipliers ``c`` [value per h]."""
         n = self.sp.n
-        c = self.rows.A.T @ mu
         every = np.arange(n)
-        at_zero = self.slope(np.zeros(n), every)
+        at_zero = self.entry[0]
         x = np.zeros(n)
         active = np.flatnonzero(at_zero > c)
-        room = a.room
+        room = self.room
         if len(active):
             lo = np.zeros(len(active))
             hi = np.where(
@@ -120,7 +117,7 @@ class _ExpectedDual(KinkSteps):
         slope = np.zeros(n)
         inside = (x > 0) & (x < room) & np.isfinite(x)
         if slopes and inside.any():
-            cols = np.flatnonzero(inside)
+            cols = every[inside]
             step = INVERSE_STEP * np.maximum(x[cols], 1.0)
             curvature = (self.slope(x[cols] + step, cols) - self.slope(np.maximum(x[cols] - step, 0.0), cols)) / (
                 x[cols] + step - np.maximum(x[cols] - step, 0.0)
@@ -128,26 +125,11 @@ class _ExpectedDual(KinkSteps):
             slope[cols] = np.where(curvature < 0, 1.0 / np.where(curvature < 0, curvature, -1.0), 0.0)
         return x, slope
 
-    def g(self, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """g(μ), x(μ) and dx/dc; g = inf where some box is unbounded at these prices."""
-        self.evaluations += 1
-        x, slope = self.hours(mu)
-        if not np.all(np.isfinite(x)):
-            return float("inf"), x, slope
-        return self.value(x) - float((self.rows.A.T @ mu) @ x) + float(mu @ self.rows.b), x, slope
-
-    def value(self, x: np.ndarray) -> float:
-        """Σ_s V_s(x_s) [own-hour equivalents]."""
-        e = self.rate * (self.a.held + x)[None, :]
+    def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        """Σ_s V_s(x_s) (:meth:`Terms.values`) [own-hour equivalents]."""
+        e = self.rate * (self.a.held + x[0])[None, :]
         v = np.asarray(value.value(e, self.curve, self.k, self.shape), dtype=float)
-        return float(np.sum(self.p * v))
-
-
-def solve_expected_dual(
-    sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None
-) -> Dual:
-    """The expected-value program's dual minimum (multipliers, hours, bound); ``a`` the sources' arrays."""
-    return minimise(_ExpectedDual(sp, a, rows), start)
+        return np.array([float(np.sum(self.p * v))])
 
 
 def _root(f: Callable[[np.ndarray, np.ndarray], np.ndarray], lo: np.ndarray, f_lo: np.ndarray, hi: np.ndarray,
