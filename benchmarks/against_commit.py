@@ -58,13 +58,15 @@ def numbers(family: str, seed: int) -> dict[str, Any]:
     from procure.ledger.scenarios import ledger_scenarios
     from procure.ledger.synthetic import random_ledger
     from procure.program import from_ledger
-    from procure.program.scenarios import scenario_problem
-    from procure.program.solve import solve_problem
+    from procure.program.numbers.scenarios import scenario_problem
+    from procure.program.solve.program import solve_problem
 
     rng = np.random.default_rng(9_000 + seed)
     if family == "concave":
         ledger = random_ledger(int(rng.integers(5, 60)), seed, curves=("log", "exp", "power"))
-        return _plan_numbers(solve_problem(from_ledger(ledger, budget=float(rng.uniform(50, 400)) * len(ledger.sources))))
+        return _plan_numbers(
+            solve_problem(from_ledger(ledger, budget=float(rng.uniform(50, 400)) * len(ledger.sources)))
+        )
     if family in ("linear", "integer"):
         problem, _ = getattr(fam, family)(seed)
         return _plan_numbers(solve_problem(problem))
@@ -95,9 +97,9 @@ def workload(name: str) -> float:
     from procure.ledger.scenarios import ledger_scenarios
     from procure.ledger.synthetic import random_ledger
     from procure.program import from_ledger
-    from procure.program.periods import period_problem
-    from procure.program.scenarios import scenario_problem
-    from procure.program.solve import Program
+    from procure.program.numbers.periods import period_problem
+    from procure.program.numbers.scenarios import scenario_problem
+    from procure.program.solve.program import Program
 
     t0 = time.perf_counter()
     if name.startswith("plan "):
@@ -161,7 +163,9 @@ def difference(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, str]:
     if "error" in a or "error" in b:
         return (0.0, "") if a.get("error") == b.get("error") else (math.inf, f"{a.get('error')} / {b.get('error')}")
     pairs = [("value", a["value"], b["value"]), ("λ", a["lambda"], b["lambda"])]
-    pairs += [(k, a["prices"].get(k, math.nan), b["prices"].get(k, math.nan)) for k in set(a["prices"]) | set(b["prices"])]
+    pairs += [
+        (k, a["prices"].get(k, math.nan), b["prices"].get(k, math.nan)) for k in set(a["prices"]) | set(b["prices"])
+    ]
     scale = max([1.0, *(abs(h) for h in a["hours"] + b["hours"])])
     worst, where = 0.0, ""
     for name, x, y in pairs:

@@ -13,12 +13,12 @@ of $100,000, side by side in one run (interleaved, repeated):
 * the library call: ``procure.solve(budget=100_000, samples=N, workers=1)`` in this process,
   its imports done once beforehand;
 * the wait-and-see values alone, the structure's limit for EVPI's per-scenario solves:
-  ``procure.program.wait_and_see.wait_and_see_values`` on the same ScenarioProblem (the
+  ``procure.program.solve.wait_and_see.wait_and_see_values`` on the same ScenarioProblem (the
   scenarios' duals minimised together);
 * per-scenario baselines a capable user would write: each scenario's deterministic problem
   (``ScenarioProblem.scenario(k)``) solved one at a time, for the first min(N, ``--subset``)
   scenarios, by SciPy's SLSQP (the concave objective and its gradient through
-  ``procure.program.value``, the budget and capacity rows, the availability bounds) and, where
+  ``procure.program.numbers.value``, the budget and capacity rows, the availability bounds) and, where
   cvxpy is installed, by cvxpy with Clarabel (one parametrised problem, its parameters set per
   scenario); their times are extrapolated to N, and their values checked against the
   wait-and-see values (largest relative difference printed, goal ≤ 1e-3). The baselines' arrays
@@ -50,10 +50,11 @@ from timing import interleaved, machine, ratio
 import procure
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
-from procure.program import from_ledger, value
+from procure.program import from_ledger
+from procure.program.numbers import value
+from procure.program.numbers.scenarios import ScenarioProblem, scenario_problem
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.scenarios import ScenarioProblem, scenario_problem
-from procure.program.wait_and_see import wait_and_see_values
+from procure.program.solve.wait_and_see import wait_and_see_values
 
 BUDGET = 100_000.0
 TOLERANCE = 1e-4

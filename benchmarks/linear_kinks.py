@@ -47,13 +47,13 @@ from procure import from_ledger
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
 from procure.ledger.synthetic import random_ledger
-from procure.program.bounds import source_arrays
-from procure.program.certify import dual_certified
 from procure.program.dual import solve_dual
+from procure.program.numbers.bounds import source_arrays
+from procure.program.numbers.scenarios import scenario_problem
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.scenarios import scenario_problem
-from procure.program.solve import Program
-from procure.program.wait_and_see import wait_and_see_values
+from procure.program.solve.certify import dual_certified
+from procure.program.solve.program import Program
+from procure.program.solve.wait_and_see import wait_and_see_values
 
 #: The mixes of curves of the ledgers.
 MIXES = (("log", "exp", "linear"), ("linear", "log"))

@@ -20,8 +20,8 @@ from timing import interleaved, machine, ratio
 from procure.ledger.periods import Periods
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.periods import period_problem
-from procure.program.solve import Program
+from procure.program.numbers.periods import period_problem
+from procure.program.solve.program import Program
 
 #: Money of the whole plan per source [$].
 MONEY_PER_SOURCE = 2_000.0

@@ -42,7 +42,7 @@ from procure.errors import ProcureError
 from procure.ledger import load_ledger
 from procure.ledger.synthetic import linear_variant, random_integer_ledger
 from procure.program import from_ledger
-from procure.program.solve import solve_problem
+from procure.program.solve.program import solve_problem
 
 
 def linear(seed: int):
@@ -59,7 +59,7 @@ def integer(seed: int):
 def scenarios(seed: int):
     from procure.ledger.load import UNCERTAIN_COLUMNS
     from procure.ledger.scenarios import Scenarios
-    from procure.program.scenarios import scenario_problem
+    from procure.program.numbers.scenarios import scenario_problem
 
     default = load_ledger()
     rng = np.random.default_rng(2_000 + seed)

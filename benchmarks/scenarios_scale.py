@@ -26,9 +26,9 @@ from procure.analyses.uncertainty import SCENARIOS_PER_CHUNK, best_values
 from procure.ledger.scenarios import sample_scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.scenarios import scenario_problem
-from procure.program.solve import Program
-from procure.program.stochastic import solve_scenarios
+from procure.program.numbers.scenarios import scenario_problem
+from procure.program.solve.program import Program
+from procure.program.solve.stochastic import solve_scenarios
 
 
 def main() -> None:

@@ -40,11 +40,11 @@ from timing import interleaved, machine, ratio
 
 from procure import from_ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program.bounds import source_arrays
 from procure.program.dual import solve_dual
-from procure.program.polish import exact_hours
+from procure.program.numbers.bounds import source_arrays
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.solve import Program
+from procure.program.solve.polish import exact_hours
+from procure.program.solve.program import Program
 
 
 def raw_loop(base, grid) -> list[float]:

@@ -83,14 +83,14 @@ from timing import freeing, interleaved, machine, ratio
 from procure import Ledger, from_ledger
 from procure.ledger import read_sources
 from procure.ledger.synthetic import random_ledger
-from procure.program import value
-from procure.program.bounds import source_arrays
 from procure.program.dual import solve_dual
-from procure.program.forms import initial_points
-from procure.program.plan import VALUE_ABS_TOLERANCE
-from procure.program.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
+from procure.program.model.forms import initial_points
+from procure.program.numbers import value
+from procure.program.numbers.bounds import source_arrays
+from procure.program.readout.plan import VALUE_ABS_TOLERANCE
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.solve import Program
+from procure.program.solve.program import Program
+from procure.program.solve.refine import CUT_MIN_EXCESS, CUT_THRESHOLD
 
 TOLERANCE = 1e-4
 #: Curves of the scaling ledgers: log and exp, which cvxpy takes as exponential cones (a power

@@ -261,7 +261,7 @@ def _object(dotted: str) -> object:
 def _resolve_procure_name(app, env, node, contnode):  # type: ignore[no-untyped-def]
     """Resolve a Python cross-reference the way Python resolves the name in the module of the
     docstring: a re-export (``procure.program.Plan``) or an imported name (``Plan`` in
-    ``procure.program.problem``) links to the definition; a name outside procure is left as
+    ``procure.program.numbers.problem``) links to the definition; a name outside procure is left as
     text. A name Python cannot find, or a procure object not documented under that role, stays
     unresolved: nitpicky mode makes it a warning."""
     if node.get("refdomain") != "py":

@@ -14,7 +14,7 @@ from procure.analyses.uncertainty import solve_uncertain
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import sample_scenarios
 from procure.program import from_ledger
-from procure.program.scenarios import scenario_problem
+from procure.program.numbers.scenarios import scenario_problem
 
 ledger = load_ledger()
 scenarios = sample_scenarios(ledger.sources, 100, seed=0)

@@ -141,7 +141,7 @@ def solve(
         Value to reach at the least money [own-hour equivalents] (no scenarios).
     periods : path, optional
         A periods file (``periods.csv``, read with ``period_sources.csv`` beside it) for a plan
-        over time: what to buy in each period (:mod:`procure.program.periods`); default: the
+        over time: what to buy in each period (:mod:`procure.program.numbers.periods`); default: the
         ledger folder's ``periods.csv``, if it has one. Without ``budget`` or ``target`` the
         budget is the money the periods bring; with ``budget``, it is split by their shares.
     carry : bool, default True
@@ -150,7 +150,7 @@ def solve(
     formats : sequence of str, optional
         Formats every source may be kept in, for the program to choose among: ``recorded``,
         ``model_side`` (re-encoded at the model's input side), ``decoded``; default: each
-        source's ``formats`` column (:mod:`procure.program.infrastructure`).
+        source's ``formats`` column (:mod:`procure.program.numbers.infrastructure`).
     cores_choices : sequence of float, optional
         Cores-per-accelerator counts the program chooses one of for the cluster [cores].
     rent : mapping of str to float, optional

@@ -21,7 +21,7 @@ The logistic curve is PyMC-Marketing's ``LogisticSaturation``,
 recorded hours x is ``k = β/2`` with an exchange rate ``ρ = λβ/2`` (then ``v(ρx) = β tanh(λx/2)``).
 
 The functions of an entry take numpy arrays of one curve's sources (``e``, ``k``, ``s``
-broadcast together) and return an array; :mod:`procure.program.value` applies them to a mix
+broadcast together) and return an array; :mod:`procure.program.numbers.value` applies them to a mix
 of curves. A new curve is one more entry of :data:`REGISTRY`.
 """
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from procure import curves
 from procure.curves import REGISTRY
 from procure.ledger import SOURCE_COLUMNS
-from procure.program import value
+from procure.program.numbers import value
 
 K = 100.0  # [effective h]
 

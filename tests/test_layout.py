@@ -102,8 +102,8 @@ def test_a_cycle_would_be_found():
     program, the app's solving worker imports it, the plan imports output."""
     assert "procure.program" in GRAPH["procure.interfaces.plots"]
     assert "procure.program" in GRAPH["procure.interfaces.pages.work"]
-    assert "procure.output" in GRAPH["procure.program.plan"]
-    assert WINGS[_wing("procure.interfaces.plots")] > WINGS[_wing("procure.program.plan")]
+    assert "procure.output" in GRAPH["procure.program.readout.plan"]
+    assert WINGS[_wing("procure.interfaces.plots")] > WINGS[_wing("procure.program.readout.plan")]
 
 
 def _loaded_after(code: str) -> set[str]:

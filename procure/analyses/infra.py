@@ -2,7 +2,7 @@
 
 :func:`infra_request` says whether a request chooses any infrastructure (formats beyond
 recorded, several cores counts, capacity to rent) and builds its purchase options
-(:func:`procure.program.infrastructure.infrastructure`); :func:`solve_infrastructure` solves the
+(:func:`procure.program.numbers.infrastructure.infrastructure`); :func:`solve_infrastructure` solves the
 program over them and, with several counts, the best plan at each count alone, so that the plan
 says what each other count would have given.
 """
@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..ledger import Ledger
 from ..ledger.schema import CLUSTER_FIELDS
 from ..program import Plan, Problem
-from ..program.infrastructure import RENT_KEYS, Infrastructure, infrastructure
+from ..program.numbers.infrastructure import RENT_KEYS, Infrastructure, infrastructure
 from ..spec import check
 
 #: Most cores counts one request chooses among: each is priced through the pipeline and, after

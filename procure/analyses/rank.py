@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import invalid
 from ..ledger import Cluster, Ledger
 from ..program import DEFAULT_TOLERANCE, Problem, price_ledger
-from ..program.problem import check_budget
+from ..program.numbers.problem import check_budget
 
 #: ``--by`` choices and the column each sorts on (largest first).
 RANK_BY = {
@@ -72,7 +72,7 @@ def rank(
     out = ranking_table(problem)
     key = RANK_BY[by]
     if budget is not None:
-        from ..program.solve import solve_problem  # the solver, only when a plan is asked
+        from ..program.solve.program import solve_problem  # the solver, only when a plan is asked
 
         plan = solve_problem(replace(problem, budget=check_budget(budget)), tolerance=tolerance or DEFAULT_TOLERANCE)
         out["plan_hours"] = plan.sources["hours"].to_numpy()

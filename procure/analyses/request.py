@@ -14,10 +14,10 @@ from typing import Any
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..output import jsonable
 from ..program import Plan, Problem
-from ..program.infrastructure import Infrastructure
-from ..program.periods import PeriodProblem
-from ..program.scenarios import ScenarioProblem
-from ..program.stochastic import ScenarioPlan
+from ..program.numbers.infrastructure import Infrastructure
+from ..program.numbers.periods import PeriodProblem
+from ..program.numbers.scenarios import ScenarioProblem
+from ..program.solve.stochastic import ScenarioPlan
 from .scale import Deadline
 
 __all__ = ["ARGUMENT_NAMES", "Solution", "SolveRequest"]
@@ -108,7 +108,7 @@ class SolveRequest:
         How messages name the time limit and skipping EVPI (:data:`ARGUMENT_NAMES`, or the
         command's options).
     periods : PeriodProblem or None
-        The program over periods, when the request has periods (:mod:`procure.program.periods`).
+        The program over periods, when the request has periods (:mod:`procure.program.numbers.periods`).
     options : Infrastructure or None
         The purchase options, when the request chooses infrastructure (:mod:`procure.analyses.infra`).
     """
@@ -157,7 +157,7 @@ class SolveRequest:
                                      scheduler=self.scheduler, workers=self.workers, progress=progress,
                                      deadline=deadline)  # fmt: skip
             return Solution(result, self.problem)
-        from ..program import solve as program  # the solver, looked up when the solve runs
+        from ..program.solve import program  # the solver, looked up when the solve runs
 
         with out_of_time(deadline, lambda: "before the plan was certified"):
             if self.options is not None:

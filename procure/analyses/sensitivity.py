@@ -1,6 +1,6 @@
 """How the plan and the bill move with byte prices, or with another input.
 
-:func:`sweep` re-solves one built :class:`procure.program.solve.Program` across log-spaced values
+:func:`sweep` re-solves one built :class:`procure.program.solve.program.Program` across log-spaced values
 of an input, a chunk of :data:`POINTS_PER_CHUNK` points at a time: costs and the budget are
 mutable parameters of the model, so the persistent solver keeps its basis and its cuts between
 the points of a chunk. Chunks run here or on Dask (:mod:`procure.analyses.scale`). Model parameters change the capacity
@@ -24,7 +24,7 @@ from ..defaults import MAX_STEPS, RANGING_LIMITS, SWEEP_TOLERANCE, VARY_PARAMETE
 from ..errors import invalid
 from ..ledger import Cluster, Ledger
 from ..program import Mode, Plan, Problem, from_ledger
-from ..program.solve import Program
+from ..program.solve.program import Program
 from .scale import Deadline, chunks, run_chunks
 
 #: Inputs :func:`sweep` can vary (:data:`procure.defaults.VARY_PARAMETERS`), with their units.
@@ -226,7 +226,7 @@ def byte_price_range(
         Of each re-solve; tighter than the default so the shape is read off a precise plan.
     deadline : Deadline, optional
         When all the re-solves must have ended, the model's build counted; without, each
-        re-solve has :class:`~procure.program.solve.Program`'s default time limit.
+        re-solve has :class:`~procure.program.solve.program.Program`'s default time limit.
 
     Returns
     -------

@@ -33,9 +33,9 @@ from ..ledger.periods import Periods, ledger_periods, read_periods
 from ..ledger.scenarios import Scenarios, ledger_scenarios
 from ..ledger.schema import OPTION_FIELDS
 from ..program import Plan, from_ledger
-from ..program.periods import period_problem, with_scenarios
-from ..program.scenarios import scenario_problem
-from ..program.stochastic import ScenarioPlan
+from ..program.numbers.periods import period_problem, with_scenarios
+from ..program.numbers.scenarios import scenario_problem
+from ..program.solve.stochastic import ScenarioPlan
 from ..spec import check
 from .request import ARGUMENT_NAMES, Solution, SolveRequest
 from .scale import check_workers
@@ -143,7 +143,7 @@ def prepare(
         ``ranging`` without a budget or with scenarios; an argument of scenario solves
         (``risk_alpha``, ``risk_weight``, ``recourse_price_x``, ``scheduler``, ``workers``,
         ``evpi=False``) without scenarios; a bad number (see :func:`procure.program.from_ledger`
-        and :func:`procure.program.scenarios.scenario_problem`); a bad ``time_limit`` or
+        and :func:`procure.program.numbers.scenarios.scenario_problem`); a bad ``time_limit`` or
         ``workers``; a malformed ``scheduler`` or one where no Dask scheduler answers.
     LedgerError
         A ledger or scenarios file that cannot be read.

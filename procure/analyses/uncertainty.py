@@ -1,6 +1,6 @@
 """What a plan under uncertainty is worth: EVPI, VSS and the mean-scenario plan beside it.
 
-:func:`solve_uncertain` solves the scenario program (:mod:`procure.program.stochastic`) and
+:func:`solve_uncertain` solves the scenario program (:mod:`procure.program.solve.stochastic`) and
 then, on the same objective (``(1 − W) E[V] + W CVaR_A[V]``):
 
 * the wait-and-see value: in each scenario, the best plan knowing that scenario (a
@@ -10,7 +10,7 @@ then, on the same objective (``(1 − W) E[V] + W CVaR_A[V]``):
   study that told the scenario in advance is worth;
 * the mean-scenario plan: the plan made for each uncertain number's mean (with recourse, by
   the same recourse: a source it would rather buy later, at ``M`` times the mean later price,
-  is not bought now; see :meth:`~procure.program.scenarios.ScenarioProblem.mean_scenario`);
+  is not bought now; see :meth:`~procure.program.numbers.scenarios.ScenarioProblem.mean_scenario`);
   valued in the scenarios (with recourse, each scenario then adds its best later hours), its
   objective falls short of the stochastic optimum by the VSS.
 
@@ -37,21 +37,21 @@ import pandas as pd
 
 from ..defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ..errors import Reason, SolveError
-from ..program.certify import dual_certified
-from ..program.plan import LEAST_VALUE_SCALE, Plan
-from ..program.problem import Problem
+from ..program.numbers.problem import Problem
+from ..program.numbers.scenarios import ScenarioProblem
+from ..program.readout.plan import LEAST_VALUE_SCALE, Plan
 from ..program.rows import plan_within
-from ..program.scenarios import ScenarioProblem
-from ..program.solve import Program, solve_problem
-from ..program.stochastic import ScenarioPlan, scenario_plan, scenario_values
-from ..program.wait_and_see import qualifies, wait_and_see_values
+from ..program.solve.certify import dual_certified
+from ..program.solve.program import Program, solve_problem
+from ..program.solve.stochastic import ScenarioPlan, scenario_plan, scenario_values
+from ..program.solve.wait_and_see import qualifies, wait_and_see_values
 from .scale import Deadline, chunks, run_chunks
 
 #: Scenarios per chunk of the wait-and-see solves where each is solved on its own (a program
 #: with integer terms, or a curve the dual cannot invert): a chunk is one task on a Dask worker.
 SCENARIOS_PER_CHUNK = 10
 #: (scenario, source) pairs per chunk where the scenarios' duals are minimised together
-#: (:mod:`procure.program.wait_and_see`): 4,000 scenarios of 5 sources, 20 of 1,000 sources;
+#: (:mod:`procure.program.solve.wait_and_see`): 4,000 scenarios of 5 sources, 20 of 1,000 sources;
 #: the scenarios they do not certify are then solved on their own, in chunks of
 #: :data:`SCENARIOS_PER_CHUNK`.
 SCENARIO_CELLS_PER_CHUNK = 20_000
@@ -59,7 +59,7 @@ SCENARIO_CELLS_PER_CHUNK = 20_000
 
 def wait_and_see_chunk(options: dict[str, Any], part: ScenarioProblem) -> list[float]:
     """The best value of each scenario of ``part`` known in advance, certified by the scenarios'
-    duals minimised together (:func:`procure.program.wait_and_see.wait_and_see_values`) [own-hour
+    duals minimised together (:func:`procure.program.solve.wait_and_see.wait_and_see_values`) [own-hour
     eq.]; NaN for a scenario they do not certify (it is then solved on its own, :func:`best_values`).
 
     ``options`` as :func:`best_values`'s (``tolerance``; ``deadline`` checked before the chunk).
@@ -73,9 +73,9 @@ def wait_and_see_chunk(options: dict[str, Any], part: ScenarioProblem) -> list[f
 
 def best_values(options: dict[str, Any], problems: list[Problem]) -> list[float]:
     """The certified value of the best plan of each deterministic problem [own-hour eq.]: by the
-    dual alone where it certifies (:mod:`procure.program.certify`), else by the Pyomo program.
+    dual alone where it certifies (:mod:`procure.program.solve.certify`), else by the Pyomo program.
 
-    ``options`` are :class:`~procure.program.solve.Program`'s (``tolerance``, ``time_limit`` of
+    ``options`` are :class:`~procure.program.solve.program.Program`'s (``tolerance``, ``time_limit`` of
     each solve), or ``tolerance`` and ``deadline``, a :class:`~procure.analyses.scale.Deadline`
     that every solve of the chunk ends by (a chunk that starts late gets what is left).
     """
@@ -105,7 +105,7 @@ def solve_by(
     Parameters
     ----------
     problem : Problem or ScenarioProblem
-        What to solve (see :class:`~procure.program.solve.Program`).
+        What to solve (see :class:`~procure.program.solve.program.Program`).
     deadline : Deadline
         When the solve must have ended.
     tolerance : float
@@ -174,7 +174,7 @@ def solve_uncertain(
     problem : ScenarioProblem
         Scenarios, risk measure and recourse.
     tolerance : float
-        Relative gap of every solve [1] (see :class:`procure.program.solve.Program`).
+        Relative gap of every solve [1] (see :class:`procure.program.solve.program.Program`).
     time_limit : float
         Wall time of all the solves together, builds counted [s], > 0.
     information : bool, default True

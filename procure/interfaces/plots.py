@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..defaults import RANGING_LIMITS
-from ..program import value
+from ..program.numbers import value
 from .canvas import F as F
 from .canvas import label, quiet_glyphs, subplots
 from .canvas import save as save
@@ -165,7 +165,7 @@ def schedule(plan: Plan) -> Figure:
     below them the money spent per period, split into purchases and the run's transport bill."""
     assert plan.schedule is not None and plan.periods is not None
     periods = [label(p) for p in plan.periods["period"]]
-    from ..program.period_plan import hours_by_period
+    from ..program.readout.periods import hours_by_period
 
     table = hours_by_period(plan.schedule).T.loc[list(plan.periods["period"])]
     order = table.sum(axis=0).sort_values(ascending=False).index

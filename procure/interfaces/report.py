@@ -84,7 +84,7 @@ def byte_price_points(
 
     from ..analyses.sensitivity import SWEEP_COLUMNS, _check_grid, _rows
     from ..errors import SolveError
-    from ..program.solve import Program
+    from ..program.solve.program import Program
 
     notes: list[str] = []
     frames = []

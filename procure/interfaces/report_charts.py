@@ -150,7 +150,7 @@ def schedule_chart(schedule: list[dict[str, Any]], periods: list[dict[str, Any]]
     import plotly.graph_objects as go
 
     fig = _figure("What to buy in each period")
-    from ..program.period_plan import hours_by_period
+    from ..program.readout.periods import hours_by_period
 
     order = [p["period"] for p in periods]
     table = hours_by_period(pd.DataFrame(schedule))

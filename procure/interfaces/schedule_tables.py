@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..defaults import TABLE_ROWS
 from ..program import Plan
-from ..program.period_plan import hours_by_period
+from ..program.readout.periods import hours_by_period
 from .tables import Rows, number, visible
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bounds import CurveArrays
-from .scenarios import ScenarioProblem
+from .numbers.bounds import CurveArrays
+from .numbers.scenarios import ScenarioProblem
 
 #: Curves whose hours at a price have a closed form: log, exp, logistic and power (β < 1)
 #: smoothly, linear all or nothing.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .problem import Problem
+from .numbers.problem import Problem
 
 #: Passes of :func:`within_rows` over the broken coupling rows [1].
 WITHIN_ROWS_PASSES = 3

@@ -13,9 +13,9 @@ from procure.analyses.sensitivity import RANGING_LIMITS, SWEEP_COLUMNS, _signatu
 from procure.interfaces import plots
 from procure.interfaces.cli import main
 from procure.ledger import Ledger
-from procure.program.problem import from_ledger
-from procure.program.solve import Program
-from procure.program.solve import solve_problem as solve
+from procure.program.numbers.problem import from_ledger
+from procure.program.solve.program import Program
+from procure.program.solve.program import solve_problem as solve
 
 
 def groups(table) -> list[set[str]]:

@@ -20,7 +20,7 @@ from procure.ledger import load_ledger
 from procure.ledger.scenarios import sample_scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.scenarios import scenario_problem
+from procure.program.numbers.scenarios import scenario_problem
 
 distributed = pytest.importorskip("distributed")
 

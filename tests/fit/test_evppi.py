@@ -154,7 +154,7 @@ def test_with_a_group_per_draw_evppi_is_evpi_as_the_brute_force_gives_it(two_sou
 
 
 def test_a_scenario_program_of_one_scenario_is_solved_at_that_scenarios_numbers(two_sources):
-    from procure.program.solve import solve_problem
+    from procure.program.solve.program import solve_problem
 
     rho, k = np.array([0.9]), np.array([50.0])
     problem = _problem(two_sources, rho, k)

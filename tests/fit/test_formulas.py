@@ -13,7 +13,7 @@ from procure.analyses.fit.model import build, resolve
 from procure.analyses.fit.sampler import effective_sizes, split_rhat
 from procure.analyses.fit.settings import check_settings
 from procure.errors import InputError
-from procure.program import value
+from procure.program.numbers import value
 
 from .conftest import DEFAULT, FAST, simulated
 

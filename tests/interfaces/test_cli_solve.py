@@ -101,7 +101,7 @@ def test_bad_input(args, message, capsys):
 
 
 def test_internal_error_is_one_line(monkeypatch, capsys):
-    import procure.program.solve as solve_module
+    import procure.program.solve.program as solve_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("something inside broke\nsecond line")

@@ -11,8 +11,8 @@ import pytest
 from procure import from_ledger
 from procure.interfaces import pipeline_plots, plots
 from procure.ledger import load_ledger, variant
-from procure.program import value as curves
-from procure.program.solve import Program
+from procure.program.numbers import value as curves
+from procure.program.solve.program import Program
 
 
 @pytest.fixture(scope="module")

@@ -200,7 +200,7 @@ def test_a_short_simulation_says_so(capsys):
 def test_a_long_table_is_summarised(capsys):
     from procure.interfaces import render
     from procure.ledger.synthetic import random_ledger
-    from procure.program.solve import solve_problem
+    from procure.program.solve.program import solve_problem
 
     ledger = random_ledger(render.TABLE_ROWS + 30, seed=3)
     plan = solve_problem(from_ledger(ledger, budget=50_000.0))
@@ -216,7 +216,7 @@ def test_a_long_table_is_summarised(capsys):
 def test_a_budget_buys_what_a_large_ledger_allows_with_default_options():
     """1,000 sources with the default options (the 100,000-source run is in benchmarks/)."""
     from procure.ledger.synthetic import random_ledger
-    from procure.program.solve import solve_problem
+    from procure.program.solve.program import solve_problem
 
     plan = solve_problem(from_ledger(random_ledger(1_000, seed=2), budget=200_000.0))
     assert plan.gap <= 1e-4
@@ -275,7 +275,7 @@ def test_an_interrupt_while_writing_leaves_no_file(tmp_path):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
-    import procure.program.solve as solve_module
+    import procure.program.solve.program as solve_module
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

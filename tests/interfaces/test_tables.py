@@ -15,7 +15,7 @@ from procure.interfaces.pages.pipeline import NUMBER_IDS, shown_numbers
 from procure.interfaces.pages.plan import PLAN_COLUMNS, SOURCE_COLUMNS
 from procure.output import Outputs
 from procure.program import from_ledger
-from procure.program.solve import solve_problem
+from procure.program.solve.program import solve_problem
 
 
 def printed(print_table, *args, **kwargs) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-from procure.program import value
+from procure.program.numbers import value
 
 ROUNDS = 40
 FIRST_POINTS = 12

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import lil_matrix
 
-from procure.program import value
-from procure.program.scenarios import cvar
+from procure.program.numbers import value
+from procure.program.numbers.scenarios import cvar
 
 GRID = 400
 
@@ -31,7 +31,7 @@ class OracleResult:
 
 
 def solve(sp, fixed_hours=None) -> OracleResult:
-    """Solve a :class:`procure.program.scenarios.ScenarioProblem` without integer terms (mix
+    """Solve a :class:`procure.program.numbers.scenarios.ScenarioProblem` without integer terms (mix
     bounds hold in every scenario, on its own rates); ``fixed_hours`` fixes the hours bought now (only later hours are chosen)."""
     p = sp.base
     s = p.sources

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from procure.program import value
+from procure.program.numbers import value
 
 GRID = 3000
 

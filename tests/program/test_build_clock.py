@@ -17,10 +17,10 @@ from procure.errors import Reason, SolveError
 from procure.ledger import load_ledger
 from procure.ledger.periods import read_periods
 from procure.program import from_ledger
-from procure.program.highs import HighsModel
-from procure.program.model import build
-from procure.program.periods import period_problem
-from procure.program.solve import Program
+from procure.program.model.build import build
+from procure.program.model.highs import HighsModel
+from procure.program.numbers.periods import period_problem
+from procure.program.solve.program import Program
 
 
 def _periods(count: int, tmp_path):

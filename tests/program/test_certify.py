@@ -8,8 +8,8 @@ import pytest
 from procure.ledger import load_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.certify import dual_certified, dual_certified_value
-from procure.program.solve import solve_problem
+from procure.program.solve.certify import dual_certified, dual_certified_value
+from procure.program.solve.program import solve_problem
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -1,4 +1,4 @@
-"""HiGHS started from the exact plan (``procure.program.crossover``): the same bound as a cold
+"""HiGHS started from the exact plan (``procure.program.model.crossover``): the same bound as a cold
 solve, in a fresh process too, and from a start that is not optimal."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from test_dual_guide import _ledger
 
-from procure.program import crossover, from_ledger
-from procure.program.solve import Program
+from procure.program import from_ledger
+from procure.program.model import crossover
+from procure.program.solve.program import Program
 
 TOL = 1e-6
 
@@ -25,7 +26,7 @@ def _problem(seed: int):
 
 def _solve(problem, monkeypatch, start_from):
     with monkeypatch.context() as m:
-        m.setattr("procure.program.refine.start_from", start_from)
+        m.setattr("procure.program.solve.refine.start_from", start_from)
         return Program(problem, tolerance=TOL).solve()
 
 
@@ -74,7 +75,7 @@ def test_the_first_solve_of_a_fresh_process_starts_from_the_plan():
     crash the process, and gives this process's value."""
     code = (
         "from procure import from_ledger, load_ledger\n"
-        "from procure.program.solve import Program\n"
+        "from procure.program.solve.program import Program\n"
         "print(repr(Program(from_ledger(load_ledger(), budget=100_000), tolerance=1e-6).solve().value))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -89,7 +90,7 @@ def test_solves_in_other_threads_start_from_the_plan_too():
     code = (
         "import threading\n"
         "from procure import from_ledger, load_ledger\n"
-        "from procure.program.solve import Program\n"
+        "from procure.program.solve.program import Program\n"
         "p = from_ledger(load_ledger(), budget=100_000)\n"
         "out = []\n"
         "def work():\n"

@@ -17,8 +17,9 @@ from scipy.optimize import linprog
 from procure.errors import SolveError
 from procure.ledger import Ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program import CAPACITIES, from_ledger, price_ledger, value
-from procure.program.solve import Program
+from procure.program import CAPACITIES, from_ledger, price_ledger
+from procure.program.numbers import value
+from procure.program.solve.program import Program
 
 GRID = 300
 TOL = 1e-4
@@ -133,7 +134,7 @@ def test_a_capacity_one_source_fills_is_priced_at_that_sources_value(count):
     source's value per accelerator-hour; the shadow price is the slope of the value in the
     capacity (one-sided differences of fresh solves), as the refinement without the guide gives."""
     from procure.ledger import load_ledger
-    from procure.program.solve import solve_problem
+    from procure.program.solve.program import solve_problem
 
     ledger = load_ledger()
     rows = ledger.sources.assign(held_hours=0.0)

@@ -17,10 +17,10 @@ import pytest
 
 from procure import from_ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program.bounds import source_arrays
 from procure.program.dual import solve_dual
+from procure.program.numbers.bounds import source_arrays
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.solve import Program
+from procure.program.solve.program import Program
 
 CASES = [(seed, m) for seed in range(24) for m in (0.3, 1.0, 3.0)]
 LINEAR_CASES = [(seed, m) for seed in range(8) for m in (0.3, 1.0, 3.0)]

@@ -26,13 +26,13 @@ from scipy.optimize import linprog
 from procure import from_ledger
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
-from procure.program.bounds import CurveArrays, source_arrays
-from procure.program.certify import dual_certified
 from procure.program.dual import solve_dual
+from procure.program.numbers.bounds import CurveArrays, source_arrays
+from procure.program.numbers.scenarios import scenario_problem
 from procure.program.rows import CouplingRows, capacity_rows_of, coupling_rows
-from procure.program.scenarios import scenario_problem
-from procure.program.solve import solve_problem
-from procure.program.wait_and_see import wait_and_see_values
+from procure.program.solve.certify import dual_certified
+from procure.program.solve.program import solve_problem
+from procure.program.solve.wait_and_see import wait_and_see_values
 
 TOL = 1e-4
 

@@ -21,7 +21,7 @@ import pytest
 from procure.ledger import load_ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program import CAPACITIES, from_ledger, price_ledger
-from procure.program.solve import solve_problem
+from procure.program.solve.program import solve_problem
 
 EQUAL = 1e-6
 

@@ -13,11 +13,11 @@ import scenario_oracle
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
 from procure.program import from_ledger
-from procure.program.bounds import source_arrays
 from procure.program.dual import solve_expected_dual
+from procure.program.numbers.bounds import source_arrays
+from procure.program.numbers.scenarios import scenario_problem
 from procure.program.rows import capacity_rows_of, coupling_rows
-from procure.program.scenarios import scenario_problem
-from procure.program.stochastic import solve_scenarios
+from procure.program.solve.stochastic import solve_scenarios
 
 TOL = 1e-4
 #: The default ledger's sources made linear, one ledger each; before the dual stepped along the

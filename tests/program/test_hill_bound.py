@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from procure.program.bounds import CurveArrays
-from procure.program.forms import hill_upper_values
+from procure.program.model.forms import hill_upper_values
+from procure.program.numbers.bounds import CurveArrays
 
 
 def _hill(k: float, shape: float, rate: float = 1.0, held: float = 0.0) -> CurveArrays:

@@ -13,9 +13,9 @@ import pytest
 import procure
 from procure.ledger import Ledger, load_ledger, transport
 from procure.ledger.synthetic import random_ledger
-from procure.program.infrastructure import FORMATS, infrastructure
-from procure.program.problem import from_ledger
-from procure.program.solve import Program
+from procure.program.numbers.infrastructure import FORMATS, infrastructure
+from procure.program.numbers.problem import from_ledger
+from procure.program.solve.program import Program
 
 TOL = 1e-4
 PIXELS_1080P = 1920 * 1080
@@ -241,7 +241,7 @@ def test_decoded_with_no_storage_is_one_line():
 def test_a_source_re_encoded_at_the_model_side_is_priced_as_the_clusters_h264():
     """The model-side copy is a new H.264 stream: an AV1 source keeps no AV1 decode rate or
     NVDEC refusal in that format (before, its codec stayed AV1)."""
-    from procure.program.infrastructure import _variant
+    from procure.program.numbers.infrastructure import _variant
 
     ledger = load_ledger()
     s = ledger.sources.copy()

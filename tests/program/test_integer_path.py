@@ -18,7 +18,7 @@ from conftest import DEFAULT_LEDGER
 from separable_oracle import Sources, best_value, least_money
 
 from procure import Ledger, from_ledger
-from procure.program.solve import Program, solve_problem
+from procure.program.solve.program import Program, solve_problem
 
 #: Random ledgers each mode tries (seeded).
 LEDGERS = 12

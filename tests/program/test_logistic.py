@@ -20,9 +20,9 @@ from scipy.optimize import minimize
 from procure.ledger import Ledger
 from procure.ledger.synthetic import random_ledger
 from procure.program import DEFAULT_TOLERANCE
-from procure.program.problem import CAPACITIES, Problem, from_ledger
-from procure.program.solve import Program
-from procure.program.solve import solve_problem as solve
+from procure.program.numbers.problem import CAPACITIES, Problem, from_ledger
+from procure.program.solve.program import Program
+from procure.program.solve.program import solve_problem as solve
 
 #: Bisection steps of the oracle, on λ (over a bracket of 30 decades) and on hours: each
 #: halves its bracket, 200 reach the last bit of a double [1].

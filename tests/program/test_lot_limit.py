@@ -17,8 +17,8 @@ from conftest import DEFAULT_LEDGER
 from procure import Ledger, from_ledger
 from procure.errors import SolveError
 from procure.interfaces.cli import main
-from procure.program.bounds import MOST_LOTS
-from procure.program.solve import Program
+from procure.program.numbers.bounds import MOST_LOTS
+from procure.program.solve.program import Program
 
 BUDGET = 100_000.0
 

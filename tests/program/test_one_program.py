@@ -15,9 +15,9 @@ from pyomo.contrib.solver.common.factory import SolverFactory
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import sample_scenarios
 from procure.program import from_ledger
-from procure.program.scenarios import scenario_problem
-from procure.program.solve import Program
-from procure.program.stochastic import scenario_plan
+from procure.program.numbers.scenarios import scenario_problem
+from procure.program.solve.program import Program
+from procure.program.solve.stochastic import scenario_plan
 
 PACKAGE = Path(__file__).resolve().parents[2] / "procure"
 LEDGER = load_ledger()

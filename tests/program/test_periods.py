@@ -13,10 +13,10 @@ import procure
 from procure.ledger import load_ledger
 from procure.ledger.periods import Periods
 from procure.ledger.synthetic import random_ledger
-from procure.program.periods import age_factors, period_problem
-from procure.program.problem import CAPACITIES, from_ledger
-from procure.program.solve import Program, solve_problem
-from procure.program.value import shelf_life_factor
+from procure.program.numbers.periods import age_factors, period_problem
+from procure.program.numbers.problem import CAPACITIES, from_ledger
+from procure.program.numbers.value import shelf_life_factor
+from procure.program.solve.program import Program, solve_problem
 
 TOL = 1e-4
 
@@ -241,8 +241,8 @@ def _scenarios(ledger, K: int, seed: int):
 def test_periods_under_scenarios_agree_with_an_independent_bracket(seed):
     from period_oracle import bracket_scenarios
 
-    from procure.program.periods import with_scenarios
-    from procure.program.scenarios import scenario_problem
+    from procure.program.numbers.periods import with_scenarios
+    from procure.program.numbers.scenarios import scenario_problem
 
     ledger, problem, periods, carry = _random_case(seed)
     K = 2 + seed % 3

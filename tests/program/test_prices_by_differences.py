@@ -24,7 +24,7 @@ from differences import FINE, between, slopes  # the oracle beside this file
 from procure.ledger import Ledger, load_ledger
 from procure.ledger.synthetic import linear_variant, random_integer_ledger
 from procure.program import from_ledger
-from procure.program.solve import solve_problem
+from procure.program.solve.program import solve_problem
 
 
 def capacity_slopes(base, name: str) -> list[tuple[float, float]]:
@@ -94,7 +94,7 @@ def test_over_scenarios_lambda_is_the_slope_of_the_plans_objective(options):
     # the duals of the tangent envelope, which prices a curve between two tangents at either's slope
     from procure.ledger.load import UNCERTAIN_COLUMNS
     from procure.ledger.scenarios import Scenarios
-    from procure.program.scenarios import scenario_problem
+    from procure.program.numbers.scenarios import scenario_problem
 
     default = load_ledger()
     rng = np.random.default_rng(2_000)

@@ -17,10 +17,10 @@ from scipy.optimize import BFGS, Bounds, LinearConstraint, linprog, minimize
 from procure import InputError, SolveError
 from procure.ledger import Ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program import value
-from procure.program.problem import CAPACITIES, Problem, from_ledger
-from procure.program.solve import Program
-from procure.program.solve import solve_problem as solve
+from procure.program.numbers import value
+from procure.program.numbers.problem import CAPACITIES, Problem, from_ledger
+from procure.program.solve.program import Program
+from procure.program.solve.program import solve_problem as solve
 
 TIGHT = 1e-7
 
@@ -521,7 +521,7 @@ def test_bad_problem(kwargs, message):
 
 
 def test_plan_frames_document_their_columns():
-    from procure.program.plan import CAPACITY_COLUMNS, PLAN_COLUMNS
+    from procure.program.readout.plan import CAPACITY_COLUMNS, PLAN_COLUMNS
 
     plan = solve(from_ledger(DEFAULT_LEDGER, budget=10_000))
     assert list(plan.sources.columns) == list(PLAN_COLUMNS)
@@ -534,7 +534,7 @@ def test_build_model_structure():
     """build_model returns a ConcreteModel with a named component per constraint family."""
     import pyomo.environ as pyo
 
-    from procure.program.model import build, build_model
+    from procure.program.model.build import build, build_model
 
     problem = from_ledger(DEFAULT_LEDGER, budget=100_000, max_share={"sim": 0.5})
     # A model the dual guides starts with no cuts: its solve gives every curve one at the optimum.

@@ -22,9 +22,9 @@ from procure.ledger.load import UNCERTAIN_COLUMNS
 from procure.ledger.scenarios import Scenarios
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
-from procure.program.scenarios import cvar, one_scenario, scenario_problem
-from procure.program.solve import solve_problem
-from procure.program.stochastic import solve_scenarios
+from procure.program.numbers.scenarios import cvar, one_scenario, scenario_problem
+from procure.program.solve.program import solve_problem
+from procure.program.solve.stochastic import solve_scenarios
 
 TOL = 1e-4
 
@@ -193,7 +193,8 @@ def _exact_hours(problem):
     (no procure solver): the exact mean-scenario plan."""
     from scipy.optimize import BFGS, Bounds, LinearConstraint, minimize
 
-    from procure.program import CAPACITIES, value
+    from procure.program import CAPACITIES
+    from procure.program.numbers import value
 
     s = problem.sources
     a, h0 = problem.rate, problem.held
@@ -312,7 +313,7 @@ def test_lambda_of_scenarios_is_the_value_of_a_dollar_where_only_the_budget_boun
 
     from procure.ledger import Ledger
     from procure.ledger.scenarios import sample_scenarios
-    from procure.program.solve import Program
+    from procure.program.solve.program import Program
 
     base = load_ledger()
     rows = base.sources.assign(available_hours=math.inf)
@@ -345,7 +346,7 @@ def test_lambda_with_fixed_hours_is_the_slope_of_the_value_of_the_rest():
 
     from procure.ledger import Ledger
     from procure.ledger.scenarios import sample_scenarios
-    from procure.program.solve import Program
+    from procure.program.solve.program import Program
 
     base = load_ledger()
     rows = base.sources.assign(available_hours=math.inf)

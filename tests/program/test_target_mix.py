@@ -18,8 +18,9 @@ from scipy.optimize import linprog
 from procure.errors import Reason, SolveError
 from procure.ledger import Ledger
 from procure.ledger.synthetic import random_ledger
-from procure.program import CAPACITIES, from_ledger, value
-from procure.program.solve import solve_problem
+from procure.program import CAPACITIES, from_ledger
+from procure.program.numbers import value
+from procure.program.solve.program import solve_problem
 
 
 def _rows(problem):
@@ -126,7 +127,7 @@ def test_a_target_out_of_reach_within_the_largest_budget_says_so():
     from procure.ledger import load_ledger
     from procure.ledger.schema import MOST_USD
     from procure.program import from_ledger
-    from procure.program.solve import solve_problem
+    from procure.program.solve.program import solve_problem
 
     ledger = load_ledger()
     rows = ledger.sources.assign(available_hours=math.inf)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procure.program import value
+from procure.program.numbers import value
 
 CURVES = [("linear", math.nan), ("log", math.nan), ("exp", math.nan), ("power", 0.5), ("power", 0.2), ("hill", 1.0)]
 

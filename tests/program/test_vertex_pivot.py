@@ -24,12 +24,12 @@ from scipy.optimize import linprog, lsq_linear
 from procure import from_ledger
 from procure.ledger import load_ledger
 from procure.ledger.scenarios import ledger_scenarios
-from procure.program.bounds import CurveArrays, source_arrays
 from procure.program.dual import solve_dual
 from procure.program.dual.least_squares import box_least_squares
+from procure.program.numbers.bounds import CurveArrays, source_arrays
+from procure.program.numbers.scenarios import scenario_problem
 from procure.program.rows import CouplingRows, capacity_rows_of, coupling_rows
-from procure.program.scenarios import scenario_problem
-from procure.program.wait_and_see import wait_and_see_values
+from procure.program.solve.wait_and_see import wait_and_see_values
 
 TOLERANCE = 1e-4
 

@@ -1,4 +1,4 @@
-"""The wait-and-see values of many scenarios at once (``procure.program.wait_and_see``), each
+"""The wait-and-see values of many scenarios at once (``procure.program.solve.wait_and_see``), each
 checked against an independent bound and against the scenario solved on its own.
 
 The independent bound is ``tangent_grid_bound`` of ``test_dual_guide``: SciPy's ``linprog`` on
@@ -22,9 +22,9 @@ from procure.ledger.scenarios import Scenarios, ledger_scenarios
 from procure.program import from_ledger
 from procure.program.dual import newton, steps
 from procure.program.dual.terms import CurveTerms
-from procure.program.scenarios import scenario_problem
-from procure.program.solve import Program, solve_problem
-from procure.program.wait_and_see import qualifies, wait_and_see_values
+from procure.program.numbers.scenarios import scenario_problem
+from procure.program.solve.program import Program, solve_problem
+from procure.program.solve.wait_and_see import qualifies, wait_and_see_values
 
 TOL = 1e-4
 

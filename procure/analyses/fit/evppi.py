@@ -15,7 +15,7 @@ maximum. Each group's best plan is worth at least x* there and at most the mean 
 own optima, so 0 ≤ EVPPI_j ≤ EVPI whatever the groups (a difference within twice the
 tolerance reads as 0 below and as EVPI above); at most as many groups as draws, each group
 standing for the draws in it. A group of one draw is solved at that draw's numbers, so with a
-group per draw EVPPI_j is EVPI (:meth:`procure.program.scenarios.ScenarioProblem.settled`). Finer groups
+group per draw EVPPI_j is EVPI (:meth:`procure.program.numbers.scenarios.ScenarioProblem.settled`). Finer groups
 resolve θ_j better but average fewer draws each, which biases the inner maximum up (the
 known bias of nested Monte Carlo); ``docs/fit.md`` says how to choose them.
 
@@ -35,9 +35,9 @@ import pandas as pd
 
 from ...defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
 from ...output import jsonable
-from ...program.plan import LEAST_VALUE_SCALE
-from ...program.scenarios import ScenarioProblem
-from ...program.stochastic import ScenarioPlan
+from ...program.numbers.scenarios import ScenarioProblem
+from ...program.readout.plan import LEAST_VALUE_SCALE
+from ...program.solve.stochastic import ScenarioPlan
 from ..scale import Deadline, chunks, run_chunks
 from ..uncertainty import solve_by, solve_uncertain
 
@@ -166,8 +166,8 @@ def evppi(
 def ledger_plan_value(problem: ScenarioProblem, tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, np.ndarray]:
     """The expected value over the scenarios of the plan made with the ledger's own numbers
     (no scenarios), and its hours [own-hour equivalents, h]."""
-    from ...program.solve import solve_problem
-    from ...program.stochastic import scenario_values
+    from ...program.solve.program import solve_problem
+    from ...program.solve.stochastic import scenario_values
 
     hours = solve_problem(problem.base, tolerance=tolerance).sources["hours"].to_numpy(dtype=float)
     return float(problem.probability @ scenario_values(problem, hours)), hours

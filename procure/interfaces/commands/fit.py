@@ -95,7 +95,7 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     from ...ledger.cards import default_ledger_dir
     from ...ledger.load import ledger_files
     from ...ledger.runs import RUNS_FILE
-    from ...program.problem import check_budget
+    from ...program.numbers.problem import check_budget
     from .. import fit_view, render
 
     if write and ledger_dir is None:

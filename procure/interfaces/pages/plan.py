@@ -1,7 +1,7 @@
 """The app's Plan page: the ledger's sources and the plan for a budget.
 
 The plan is solved in a worker process (:mod:`.work`), which keeps one built
-:class:`procure.program.solve.Program` per browser session and re-solves it in place as the
+:class:`procure.program.solve.program.Program` per browser session and re-solves it in place as the
 budget moves; held hours and mix bounds rebuild it. The page's outputs change when a new plan
 is there to show, never while it is being solved. The budget's slider and box follow each
 other. Tables show the first :data:`procure.defaults.TABLE_ROWS` sources (the plan's those

@@ -43,7 +43,7 @@ def sweep_frame(request: PlanRequest) -> pd.DataFrame:
     :data:`procure.analyses.sensitivity.SWEEP_COLUMNS`: one built program re-priced at each."""
     import numpy as np
 
-    from ...program.solve import Program
+    from ...program.solve.program import Program
 
     base = request.problem()
     program = Program(base, tolerance=SWEEP_TOLERANCE)

@@ -38,7 +38,7 @@ class PlanRequest:
         infrastructure (:func:`procure.analyses.infra.chooses`), else the problem itself."""
         from ...analyses.infra import infra_request
         from ...ledger.periods import ledger_periods, read_periods
-        from ...program.periods import period_problem
+        from ...program.numbers.periods import period_problem
 
         problem = self.problem()
         path = ledger_periods(self.ledger.path, None)

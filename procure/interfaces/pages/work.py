@@ -5,7 +5,7 @@ solve or a figure drawn there would hold up every other session. So the app hand
 worker processes (:class:`Workers`):
 
 * **solvers**, :data:`APP_SOLVERS` processes of one task each. A session is served by one of
-  them, which keeps the session's built :class:`procure.program.solve.Program` and re-solves
+  them, which keeps the session's built :class:`procure.program.solve.program.Program` and re-solves
   it in place as the budget moves (a new held hour or mix bound rebuilds it); at most
   :data:`PROGRAMS_KEPT` programs a process, and a session's program is dropped when the
   session ends.
@@ -117,7 +117,7 @@ def warm_up(drawer: bool) -> int:
     runs at full speed): a solve of the default ledger, or for a drawer a small figure of it;
     returns the process id."""
     from ...ledger import load_ledger, variant
-    from ...program.solve import Program
+    from ...program.solve.program import Program
 
     ledger = load_ledger()
     program = Program(PlanRequest(ledger, None, (), (), 1e5).problem())
@@ -149,7 +149,7 @@ def solve_plan(session: str, request: PlanRequest) -> tuple[Solved | None, str]:
     """The plan of ``request`` for ``session``: its kept program re-solved at the new budget
     when the ledger, held hours and mix bounds are those it was built for, else built anew.
     Returns ``(solved, "")``, or ``(None, message)`` for a request the program cannot meet."""
-    from ...program.solve import Program
+    from ...program.solve.program import Program
 
     setting = (request.token, request.held, request.shares)
     try:

@@ -8,10 +8,10 @@ source (:mod:`~procure.program.dual.terms`); one projected Newton method
 ask it of one problem (:func:`solve_dual`), of the expected-value program over scenarios
 (:func:`solve_expected_dual`), or for the bound at given multipliers (:func:`dual_bound`); the
 wait-and-see values of many scenarios ask it of all of them together
-(:mod:`procure.program.wait_and_see`).
+(:mod:`procure.program.solve.wait_and_see`).
 
-The program uses this as its guide (:mod:`procure.program.refine`): the dual's hours, made exact
-by :mod:`procure.program.polish`, are where the model's tangent cuts are placed, so that the
+The program uses this as its guide (:mod:`procure.program.solve.refine`): the dual's hours, made exact
+by :mod:`procure.program.solve.polish`, are where the model's tangent cuts are placed, so that the
 Pyomo program certifies in one solve. Nothing here imports the Pyomo model, and the model
 imports nothing here.
 """
@@ -20,15 +20,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..bounds import CurveArrays
-from ..rows import CouplingRows
-from ..scenarios import ScenarioProblem
 from .family import FamilyTerms
 from .newton import Minimum, minimise
 from .terms import CurveTerms
+
+if TYPE_CHECKING:  # types only: the dual reads arrays, not the numbers' modules
+    from ..numbers.bounds import CurveArrays
+    from ..numbers.scenarios import ScenarioProblem
+    from ..rows import CouplingRows
 
 
 @dataclass(frozen=True)

@@ -17,16 +17,19 @@ value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...curves import REGISTRY
-from .. import value
-from ..bounds import CurveArrays
-from ..rows import CouplingRows
-from ..scenarios import ScenarioProblem
+from ..numbers import value
 from .kinks import linear_curves
 from .terms import INVERSE_STEP, Terms
+
+if TYPE_CHECKING:  # types only: the dual reads arrays, not the numbers' modules
+    from ..numbers.bounds import CurveArrays
+    from ..numbers.scenarios import ScenarioProblem
+    from ..rows import CouplingRows
 
 #: Most steps of the root search of V_s'(x) = c on [0, the source's box] (Illinois steps, a
 #: bisection every third step): far more than the 10–20 a smooth curve takes to the precision.

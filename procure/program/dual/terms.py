@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ...curves import REGISTRY, Curve
-from .. import value
+from ..numbers import value
 from .kinks import linear_curves, price_thresholds
 
 #: Relative step of the central difference that gives the inverse derivative's slope [1].

@@ -1,0 +1,386 @@
+"""The Pyomo model of the procurement program: one formulation over sources × scenarios.
+
+The program, over sources ``s`` and scenarios ``ω``::
+
+    maximise  (1 − W) Σ_ω π_ω Σ_s z_sω  +  W (η − Σ_ω π_ω u_ω / A)
+    subject to
+        z_sω ≤ v_sω(w_sω)            tangent cuts or a piecewise form above the curve (procure.program.model.forms)
+        budget        Σ_s c_s x_s + Σ_s fee_s buy_s [+ Σ_s M c'_sω (w_sω − x_s)] ≤ B
+        capacity r    Σ_s u_rs (h0_s + w_sω) ≤ C_r     (accelerator-h, core-h, GB)
+        mix bound g   Σ_{s∈G} e_sω ≤ share · Σ_s e_sω,  e_sω = a_sω (h0_s + w_sω)
+        u_ω ≥ η − Σ_s z_sω,  u_ω ≥ 0                    (CVaR rows, only when W > 0)
+        0 ≤ x_s ≤ available_s;  x_s = lot_s n_s;  min_s y_s ≤ x_s ≤ ub_s y_s   (integer terms)
+
+``x_s`` are the hours bought now, shared by every scenario. A curve is one (scenario, source)
+pair, ``j = ω n + s``, read at hours ``w_j``: without recourse ``w_j`` is ``x_s`` itself (a
+separate variable tied to it by ``ahead`` only where a piecewise form needs one per curve);
+with recourse (later hours at ``M`` times the scenario's all-in price ``c'_sω``) ``w_j ≥ x_s``
+are the hours the scenario ends with, and the budget, capacity and mix rows are per scenario.
+The deterministic program is one scenario of probability 1 with ``W = 0`` and no recourse: its
+curves are its sources, read at ``x``.
+
+This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve.program`).
+The model holds the program's state: the costs ``cost[s]`` and later costs ``later[ω, s]``
+(mutable parameters), the budget ``budget``, the cuts (blocks of ``cuts``), the piecewise forms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ...curves import smallest_tangent_hours
+from ...errors import invalid
+from ..numbers.bounds import CurveArrays, check_lots, curve_arrays, source_arrays
+from ..numbers.infrastructure import Infrastructure
+from ..numbers.periods import PeriodProblem
+from ..numbers.problem import Mode, Problem
+from ..numbers.scenarios import ScenarioProblem, one_scenario
+from ..paths import eligible, qualifies
+from . import infra_rows, scenario_rows
+from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
+from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
+
+#: What the model is built from: one problem, scenarios of it, periods of it, or its
+#: infrastructure's purchase options.
+Formulation = ScenarioProblem | PeriodProblem | Infrastructure
+
+#: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
+#: lot is not rounded down by floating-point error [1].
+LOT_FLOOR_MARGIN = 1e-9
+
+
+@dataclass
+class BuiltModel:
+    """A built model and where its parts are.
+
+    Attributes
+    ----------
+    model : pyomo.environ.ConcreteModel
+        The model (components listed in :func:`build`): the program that is solved.
+    formulation : ScenarioProblem
+        What it was built from (one scenario for the deterministic program).
+    sources : CurveArrays
+        The per-source numbers (bounds of the hours bought now).
+    arrays : CurveArrays
+        The per-curve numbers, scenario-major.
+    bounds_budget : float
+        The budget the bounds were built for [$]: the bounds of budget-bounded sources hold
+        for any budget up to it.
+    arguments : list
+        Per curve, the variable whose hours its value is read at (``x[s]`` or ``w[j]``).
+    budget_rows, capacity_rows, mix_rows : list
+        The budget row(s); per capacity and per mix bound, its row in each scenario.
+    capacity_names : list of str
+        Capacities that have a row (finite and used by some source).
+    objective_of : callable
+        The objective at the true value of each curve [own-hour equivalents].
+    hill_breakpoints : dict of int to numpy.ndarray
+        The breakpoints of each hill curve, in its hours [h].
+    budget_dependent : bool
+        Some bound of the model holds only up to ``bounds_budget`` (the purchase options' hours).
+    cut_keys : set
+        The identity of every tangent cut in ``model.cuts`` (see :func:`procure.program.model.forms.add_cuts`),
+        kept beside the cut blocks by the one function that adds both.
+    """
+
+    model: pyo.ConcreteModel
+    formulation: Formulation
+    sources: CurveArrays
+    arrays: CurveArrays
+    bounds_budget: float
+    arguments: list[Any]
+    budget_rows: list[Any]
+    capacity_rows: list[list[Any]]
+    mix_rows: list[list[Any]]
+    capacity_names: list[str]
+    objective_of: Callable[[np.ndarray], float]
+    hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
+    cut_keys: set[tuple[int, float]] = field(default_factory=set)
+    budget_dependent: bool = False
+
+    def true_objective(self, values: np.ndarray) -> float:
+        """The objective at the true value of each curve [own-hour equivalents]."""
+        return self.objective_of(values)
+
+    @property
+    def room(self) -> np.ndarray:
+        """Most hours availability and capacities allow of each source [h]."""
+        return self.sources.room
+
+    @property
+    def hill_points(self) -> dict[int, int]:
+        """Breakpoints of each S-shaped hill curve's piecewise form."""
+        return {i: len(xs) for i, xs in self.hill_breakpoints.items()}
+
+    def cuts(self) -> list[tuple[int, float]]:
+        """Every tangent point in the model, as (curve, effective hours)."""
+        curves, points = cut_points(self.model)
+        return list(zip(curves.tolist(), points.tolist(), strict=True))
+
+    @property
+    def cut_count(self) -> int:
+        """Tangent cuts in the model."""
+        return sum(len(self.model.cuts[r].rows) for r in self.model.cuts)
+
+    @property
+    def has_integers(self) -> bool:
+        """True when the model has binary or integer variables (a MIP)."""
+        m = self.model
+        return bool(len(m.B) or len(m.L) or len(m.H))
+
+
+def _linear(coefs: Sequence[Any], variables: Sequence[Any]) -> LinearExpression:
+    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
+
+
+def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarray) -> None:
+    """The on/off and whole-lot terms of the sources' hours ``m.x``: ``B``, ``buy``,
+    ``buy_upper``, ``buy_lower`` (a minimum order or a fee), ``L``, ``lots``, ``lot_row``."""
+    n = len(a.rate)
+    m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
+    m.buy = pyo.Var(m.B, domain=pyo.Binary)
+
+    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
+        return _m.x[i] <= float(a.upper[i]) * _m.buy[i]
+
+    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
+        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
+
+    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """Source i in whole lots: x_i = lot_i · n_i."""
+        return _m.x[i] == float(a.lots[i]) * _m.lots[i]
+
+    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
+    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
+    m.L = pyo.Set(initialize=[i for i in range(n) if a.lots[i] > 0], ordered=True)
+    m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
+                     bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
+    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
+
+
+def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequence[Any], n: int) -> None:
+    """``lot_value`` and ``buy_value``: what a concave curve read at a source's hours bought in
+    whole lots or on/off can be credited, on the integers themselves, where its first tangent
+    point lies right of the hours held (:func:`procure.curves.smallest_tangent_hours`).
+
+    With f(x) = v(a (h0 + x)) concave and nondecreasing in the hours x, whole lots give
+    f(n L) ≤ f(0) + n (f(L) − f(0)) (the increments over consecutive lots do not grow), and
+    x ≤ ub · buy gives f(x) ≤ f(0) + buy (f(ub) − f(0)). Both hold at every integer point, so
+    the model stays an upper bound; at n = 0 or buy = 0 they credit exactly f(0), which the
+    tangent cuts cannot where a curve is vertical at 0 (a hill curve with s < 1 and no hours
+    held: its first tangent, a little right of 0, still credits its intercept at 0).
+    """
+    # where the first tangent sits right of the hours held: a curve the cuts cannot close at 0
+    short = c.rate * c.held < np.asarray(smallest_tangent_hours(c.curve, c.k), dtype=float)
+    own = [j for j in range(len(c.rate)) if c.concave[j] and short[j] and arguments[j] is m.x[j % n]]
+    _e, at_zero = c.value_of(np.zeros(len(c.rate)))
+    lots = [j for j in own if (j % n) in m.L]
+    _e, at_lot = c.value_of(np.where(c.lots > 0, c.lots, 0.0))
+    bought = [j for j in own if (j % n) in m.B and math.isfinite(c.upper[j])]
+    _e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))
+
+    def lot_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """Curve j in whole lots: z_j ≤ f(0) + n_s (f(L) − f(0))."""
+        return _m.z[j] - float(at_lot[j] - at_zero[j]) * _m.lots[j % n] <= float(at_zero[j])
+
+    def buy_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """Curve j bought on/off: z_j ≤ f(0) + buy_s (f(ub) − f(0))."""
+        return _m.z[j] - float(at_top[j] - at_zero[j]) * _m.buy[j % n] <= float(at_zero[j])
+
+    m.Jl = pyo.Set(initialize=lots, ordered=True)
+    m.lot_value = pyo.Constraint(m.Jl, rule=lot_value_rule)
+    m.Jb = pyo.Set(initialize=bought, ordered=True)
+    m.buy_value = pyo.Constraint(m.Jb, rule=buy_value_rule)
+
+
+def _set_upper(var: Any, upper: np.ndarray) -> None:
+    """Give each variable of ``var`` (built with the bounds (0, None)) its upper bound
+    ``upper[index]`` [h], none where that is infinite."""
+    ub = [float(u) if math.isfinite(u) else None for u in upper]
+    for i, v in var.items():
+        v.setub(ub[i])
+
+
+def build(
+    formulation: Problem | Formulation,
+    *,
+    hill_points: int = DEFAULT_HILL_POINTS,
+    hill_breakpoints: Mapping[int, np.ndarray] | None = None,
+    cuts: Sequence[tuple[int, float]] = (),
+    fixed_hours: np.ndarray | None = None,
+    dual_guide: bool = True,
+    deadline: float = math.inf,
+) -> BuiltModel:
+    """Build the model of a problem (one scenario) or a scenario problem, in budget mode.
+
+    Components: sets ``S`` (sources), ``K`` (scenarios), ``J`` (curves); ``x[s]`` hours bought
+    now, ``z[j]`` value credited, ``w[j]`` and ``ahead[j]`` where a curve has hours of its own;
+    ``cost[s]``, ``later[ω, s]`` (with recourse) and ``budget`` (mutable parameters);
+    ``budget_row[k]`` (one, or one per scenario with recourse), ``capacity[r, k]``,
+    ``mix[g, ω]``; ``eta``, ``tail[ω]``, ``tail_row[ω]`` (CVaR); ``buy``/``lots`` and their
+    rows (integer terms), ``lot_value[j]`` and ``buy_value[j]`` over ``Jl`` and ``Jb`` (a curve
+    vertical at 0 bounded on them, :func:`add_integer_value_rows`); ``cuts[r].rows`` (the
+    tangent cuts, a block a round); ``hill``
+    (piecewise forms of S-shaped curves); ``objective``.
+
+    Over periods (a :class:`procure.program.numbers.periods.PeriodProblem`), ``K`` are the periods'
+    runs and the model adds ``T``, ``y[t, s]`` and ``total[s]``; its money, capacity and mix rows
+    are per period (:mod:`procure.program.model.period_rows`).
+
+    Parameters
+    ----------
+    formulation : Problem, ScenarioProblem or PeriodProblem
+        In budget mode; a :class:`Problem` is the one-scenario formulation.
+    hill_points : int, default 17
+        Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
+    hill_breakpoints : mapping of int to numpy.ndarray, optional
+        Breakpoints by curve, in hours [h], instead (those a rebuilt model keeps from the one
+        it replaces); where they stop short of the curve's range, evenly spaced ones continue them.
+    cuts : sequence of (int, float)
+        Tangent points to start with besides the first ones, as (curve, effective hours): the
+        cuts a rebuilt model keeps from the model it replaces.
+    fixed_hours : numpy.ndarray, optional
+        Hours bought now of each source, fixed (the bounds of ``x``): the model then only
+        chooses what each scenario adds later.
+    dual_guide : bool, default True
+        Leave the first cuts to the dual where it qualifies (:mod:`procure.program.dual`: one
+        scenario of concave curves, no integer terms): the refinement gives every curve a cut at
+        the optimum before the first solve. False starts from the spread of first cuts.
+    deadline : float, default inf
+        When the build must stop (:func:`time.perf_counter`) [s]: the large families of rows
+        (per scenario, per period) look at the clock as they are built.
+
+    Raises
+    ------
+    InputError
+        If the problem is not in budget mode.
+    """
+    sp = (
+        formulation
+        if isinstance(formulation, ScenarioProblem | PeriodProblem | Infrastructure)
+        else (one_scenario(formulation))
+    )
+    problem = sp.base
+    if problem.mode is not Mode.BUDGET:
+        raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
+    a = source_arrays(problem)
+    periods = sp if isinstance(sp, PeriodProblem) else None
+    if isinstance(sp, PeriodProblem):
+        c = period_curve_arrays(sp, a)
+    else:
+        c = a if isinstance(sp, Infrastructure) else curve_arrays(sp, a)
+    n, count = sp.n, sp.count
+    recourse = sp.recourse_price_x is not None
+    m = pyo.ConcreteModel(name="procure")
+    m.S = pyo.Set(initialize=range(n), ordered=True)
+    m.K = pyo.Set(initialize=range(count), ordered=True)
+    m.J = pyo.Set(initialize=range(n * count), ordered=True)
+    m.x = pyo.Var(m.S, bounds=(0.0, None))
+    _set_upper(m.x, a.upper)
+    if fixed_hours is not None:
+        for i, h in enumerate(np.asarray(fixed_hours, dtype=float).tolist()):
+            m.x[i].setlb(h)
+            m.x[i].setub(h)
+    m.z = pyo.Var(m.J)
+    # the costs are the problem's, finite and ≥ 0 (checked where it was priced): Pyomo's domain
+    # check per item is left out (within=Any, stored unchecked)
+    m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=0.0)
+    m.cost.store_values(dict(enumerate(problem.cost.tolist())), check=False)
+    m.budget = pyo.Param(mutable=True, initialize=float(problem.budget or 0.0))
+    check_lots(problem, a, float(problem.budget or 0.0))
+    add_integer_terms(m, a, problem.column("min_order_hours"))
+
+    # Where a curve's hours are not x itself: every curve with recourse or over periods; the
+    # hill curves of a several-scenario program (a piecewise form is indexed by its curve).
+    if periods is not None:
+        own = list(range(n * count))
+    else:
+        own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
+    m.Jw = pyo.Set(initialize=own, ordered=True)
+    m.w = pyo.Var(m.Jw, bounds=(0.0, None))
+    _set_upper(m.w, c.upper)
+    has_w = set(own)
+    arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
+    if periods is not None:
+        add_purchases(m, periods, a, deadline)
+        fee = problem.column("fixed_fee_usd")
+        add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]), deadline)
+        capacity_names = add_capacity_rows(m, periods, a.held, deadline)
+        add_mix_rows(m, periods, a.held, arguments, deadline)
+    elif isinstance(sp, Infrastructure):
+        infra_rows.add_options(m, sp, a)
+        fee = problem.column("fixed_fee_usd")
+        infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
+        capacity_names = infra_rows.add_capacity_rows(m, sp)
+        scenario_rows.mix_rows(m, sp, problem, a, arguments)
+    else:
+        assert isinstance(sp, ScenarioProblem)
+        scenario_rows.ahead_rows(m, sp, deadline)
+        scenario_rows.budget_rows(m, sp, problem, arguments, deadline)
+        capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments, deadline)
+        scenario_rows.mix_rows(m, sp, problem, a, arguments, deadline)
+    add_integer_value_rows(m, c, arguments, n)
+    _objective(m, sp)
+
+    built = BuiltModel(
+        model=m,
+        formulation=sp,
+        sources=a,
+        arrays=c,
+        bounds_budget=float(problem.budget or 0.0),
+        arguments=arguments,
+        budget_rows=[m.budget_row[k] for k in m.Kb],
+        capacity_rows=[[m.capacity[r, k] for k in m.Kc if (r, k) in m.capacity] for r in m.R],
+        mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
+        capacity_names=capacity_names,
+        objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
+    )
+    built.budget_dependent = isinstance(sp, Infrastructure)
+    guided = (
+        dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
+    )
+    add_curve_forms(built, cuts, hill_points, hill_breakpoints, m.w if own else m.x, first_cuts=not guided)
+    return built
+
+
+def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
+    """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows;
+    over periods, Σ_t w_t Σ_s z_st."""
+    n = sp.n
+    if isinstance(sp, Infrastructure):
+        m.objective = pyo.Objective(expr=_linear([1.0] * n, list(m.z.values())), sense=pyo.maximize)
+        return
+    if isinstance(sp, PeriodProblem):
+        runs = [float(c) for c in np.repeat(sp.block_weight, n)]
+        m.objective = pyo.Objective(expr=_linear(runs, list(m.z.values())), sense=pyo.maximize)
+        return
+    weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
+    coefs: list[float] = [float(c) for c in np.repeat((1 - weight) * prob, n)]
+    variables: list[Any] = list(m.z.values())
+    if weight > 0:
+        m.eta = pyo.Var()
+        m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
+
+        def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """u_k ≥ η − V_k: how far scenario k falls below η."""
+            zs = [_m.z[k * n + i] for i in range(n)]
+            return _linear([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
+
+        m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
+        coefs += [weight, *(-weight * prob / alpha).tolist()]
+        variables += [m.eta, *m.tail.values()]
+    m.objective = pyo.Objective(expr=_linear(coefs, variables), sense=pyo.maximize)
+
+
+def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> pyo.ConcreteModel:
+    """The Pyomo ``ConcreteModel`` of a problem (see :func:`build` for its components)."""
+    return build(problem, hill_points=hill_points).model

@@ -1,0 +1,336 @@
+"""The hand-over to HiGHS: the Pyomo model as one sparse matrix, kept in step with the model.
+
+The model (:mod:`procure.program.model.build`) is the program; this module derives HiGHS's copy of
+it. Every active constraint is read once into one sparse matrix passed to ``highspy`` whole
+(a body that is one ``LinearExpression`` as it stands, any other with Pyomo's public
+``generate_standard_repn``); the tangent cuts, blocks of ``model.cuts``, are
+appended as batches of rows from the numbers each block's rows were built from; a coefficient
+or bound that is an expression of the model's mutable parameters (costs, later costs, budget)
+is re-read and re-sent when they change, so HiGHS keeps its basis. The solution is read by
+column index. Nothing private of Pyomo's solver classes is used.
+
+Why not Pyomo's ``LinearStandardFormCompiler``: it builds a SciPy matrix, and Pyomo's deferred
+SciPy import then loads ``scipy.stats``, ``integrate`` and ``spatial`` too, 1.3 s of start-up
+on a 2-core machine, twice the whole solve of a small ledger. Why not Pyomo's persistent HiGHS
+interface: handing a model over through it took 1.1 s at 1,000 sources and 5–10 s at 10,000,
+against 0.1 s and 0.7 s here.
+
+HiGHS counts its time limit from the first run of a ``Highs`` object, across re-solves; each
+solve here sets the limit to the time used so far plus the time left.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import highspy
+import numpy as np
+import pyomo.environ as pyo
+
+from ...errors import Reason, SolveError
+from ..readout.bound_duals import limit_duals
+from .read import LiveNumbers, column_bounds, column_indices, linear_terms, rows_of, terms
+from .solver_process import INF, LEAST_TIME_LIMIT, SIMPLEX, crossover_ready, new_highs, solver_streams
+
+if TYPE_CHECKING:  # the hand-over reads a built model; it needs no builder
+    from .build import BuiltModel
+
+
+@dataclass
+class Solution:
+    """One solve's answer, by column and by named row."""
+
+    status: str  # "optimal" | "infeasible" | "unbounded" | "time"
+    x: np.ndarray  # hours bought of each source (now)
+    z: np.ndarray  # value credited to each curve
+    w: np.ndarray  # hours each curve's value is read at
+    bound: float
+    objective: float
+    columns: np.ndarray
+
+
+class HighsModel:
+    """A built model handed to HiGHS as one matrix, kept in step with the model.
+
+    Every active constraint of the Pyomo model becomes a row, read with
+    ``generate_standard_repn``; a coefficient or bound that is an expression of the model's
+    mutable parameters (the costs, the later costs, the budget) is re-read by
+    :meth:`sync_costs` and :meth:`sync_budget` after they change. The tangent cuts, blocks of
+    ``model.cuts``, are appended by :meth:`sync_cuts` from the numbers the block's rows were
+    built from. So the matrix HiGHS solves is always the model's, row for row.
+
+    Parameters
+    ----------
+    built : BuiltModel
+        The model.
+    """
+
+    def __init__(self, built: BuiltModel, deadline: float = math.inf) -> None:
+        m = built.model
+        self.built = built
+        columns = list(m.component_data_objects(pyo.Var, active=True, descend_into=True))
+        col_of = {id(v): j for j, v in enumerate(columns)}
+        self.x_cols = column_indices(m.x.values(), col_of, len(m.x))
+        #: Per curve, the column of the hours its value is read at (cuts are rows in it).
+        self.w_cols = column_indices(built.arguments, col_of, len(built.arguments))
+        self.z_cols = column_indices(m.z.values(), col_of, len(m.z))
+        #: The columns of the variables of a period or infrastructure axis, by name (``y``, ``q``,
+        #: ``rented``, ``core``, ``keep``), in their index order.
+        self.axis_cols = {
+            name: column_indices(getattr(m, name).values(), col_of, len(getattr(m, name)))
+            for name in ("y", "q", "rented", "core", "keep")
+            if hasattr(m, name)
+        }
+        lower, upper, self.integer = column_bounds(columns)
+        self.row_of: dict[int, int] = {}
+        #: Coefficients that are expressions of mutable parameters: (row, column, expression).
+        live_coefs: list[tuple[int, int, Any]] = []
+        #: Upper bounds that are expressions of mutable parameters: (row, expression, constant).
+        self._live_upper: list[tuple[int, Any, float]] = []
+        starts: list[int] = [0]
+        index: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        row_lower: list[float] = []
+        row_upper: list[float] = []
+        for con in rows_of(m, deadline):
+            row = len(row_lower)
+            constant_expr, variables, coefs, read = linear_terms(con, col_of)
+            constant = float(pyo.value(constant_expr or 0.0))
+            cols, coef, live = terms(variables, coefs, col_of, read)
+            live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
+            kept = coef != 0.0
+            index.append(cols[kept])
+            values.append(coef[kept])
+            lo = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
+            hi = INF if con.upper is None else float(pyo.value(con.upper)) - constant
+            if con.upper is not None and not isinstance(con.upper, int | float) and not con.upper.is_constant():
+                self._live_upper.append((row, con.upper, constant))
+            self.row_of[id(con)] = row
+            starts.append(starts[-1] + int(kept.sum()))
+            row_lower.append(lo)
+            row_upper.append(hi)
+        cost = np.zeros(len(columns))
+        _constant, variables, coefs, read = linear_terms(m.objective, col_of)
+        cols, coef, _live = terms(variables, coefs, col_of, read)
+        np.add.at(cost, cols, coef)
+        lp = highspy.HighsLp()
+        lp.num_col_ = len(columns)
+        lp.num_row_ = len(row_lower)
+        lp.col_cost_ = cost
+        lp.col_lower_ = lower
+        lp.col_upper_ = upper
+        lp.row_lower_ = np.asarray(row_lower, dtype=np.float64)
+        lp.row_upper_ = np.asarray(row_upper, dtype=np.float64)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+        lp.a_matrix_.index_ = np.concatenate([np.zeros(0, np.int32), *index]).astype(np.int32)
+        lp.a_matrix_.value_ = np.concatenate([np.zeros(0), *values])
+        if self.integer.any():
+            lp.integrality_ = [
+                highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous for flag in self.integer
+            ]
+        lp.sense_ = highspy.ObjSense.kMaximize
+        self.h = new_highs()
+        with solver_streams():
+            self.h.passModel(lp)
+        #: Every cut row handed over: its curve, coefficient and right-hand side, in row order.
+        self.cut_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
+        self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
+        self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
+        self._live = LiveNumbers([c for _r, _c, c in live_coefs])
+        self._live_rows = np.array([r for r, _c, _e in live_coefs], dtype=np.int64)
+        self._live_cols = np.array([c for _r, c, _e in live_coefs], dtype=np.int64)
+        self._sent_coefs = self._live.values()
+        self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
+        #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
+        self.cut_rows = 0
+        self._cut_blocks = 0
+        self.sync_cuts()
+
+    # ------------------------------------------------------------------ keeping in step
+
+    def sync_cuts(self) -> int:
+        """Append the rows of every cut block of the model not yet handed over; returns how many."""
+        m = self.built.model
+        added = 0
+        while self._cut_blocks in m.cuts:
+            block = m.cuts[self._cut_blocks]
+            self._add_cut_rows(block.cut_curve, block.cut_coef, block.cut_rhs)
+            added += len(block.cut_curve)
+            self._cut_blocks += 1
+        return added
+
+    def _add_cut_rows(self, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
+        """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` as one batch of rows."""
+        self.add_tangent_rows(self.h, curves, coef, rhs)
+        self.cut_rows += len(curves)
+        self.cut_parts.append((np.asarray(curves, np.int64), np.asarray(coef, float), np.asarray(rhs, float)))
+
+    def add_tangent_rows(self, h: highspy.Highs, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
+        """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` to ``h`` (this model's
+        HiGHS object, or an LP of it) as one batch of rows."""
+        k = len(curves)
+        if k == 0:
+            return
+        index = np.empty(2 * k, dtype=np.int32)
+        index[0::2], index[1::2] = self.z_cols[curves], self.w_cols[curves]
+        value = np.empty(2 * k)
+        value[0::2], value[1::2] = 1.0, coef
+        with solver_streams():
+            h.addRows(k, np.full(k, -INF), np.asarray(rhs, float), 2 * k,
+                      np.arange(0, 2 * k, 2, dtype=np.int32), index, value)  # fmt: skip
+
+    def sync_budget(self) -> None:
+        """Send the right-hand sides that depend on the model's parameters (the budget) where
+        they changed."""
+        for q, (row, expr, constant) in enumerate(self._live_upper):
+            hi = float(pyo.value(expr)) - constant
+            if hi != self._sent_upper[q]:
+                self.h.changeRowBounds(row, -INF, hi)
+                self._sent_upper[q] = hi
+
+    def sync_costs(self) -> None:
+        """Send the coefficients that depend on the model's parameters (the costs) where they
+        changed; a zero that stays zero is not sent."""
+        now = self._live.values()
+        changed = np.flatnonzero(now != self._sent_coefs)
+        change = self.h.changeCoeff
+        with solver_streams():
+            for row, col, coef in zip(self._live_rows[changed].tolist(), self._live_cols[changed].tolist(),
+                                      now[changed].tolist(), strict=True):  # fmt: skip
+                change(row, col, coef)
+        self._sent_coefs = now
+
+    # ------------------------------------------------------------------ solving
+
+    def has_basis(self) -> bool:
+        """True where HiGHS holds a basis (a solve ran): the next solve starts from it."""
+        return bool(self.h.getBasis().valid)
+
+    def solve(
+        self, time_left: float, rel_gap: float, *, cold: str = SIMPLEX, start: highspy.HighsSolution | None = None
+    ) -> Solution:
+        """Solve; the time limit is counted from the first run of this HiGHS object.
+
+        ``cold`` is the method of a solve with no basis to start from: ``"choose"`` (HiGHS's
+        dual simplex) or ``"ipm"`` (interior point with crossover to a vertex, several times
+        faster on a large model whose cuts sit at the optimum: 1.8 s against 11 s at 100,000
+        sources); a solve that has a basis always re-starts the simplex from it. ``start``, an
+        optimal primal and dual point of the model (:func:`procure.program.model.crossover.start_from`),
+        is where a solve with no basis starts instead: HiGHS's crossover takes it to a vertex and
+        the simplex proves that vertex optimal (0.4 s at 100,000 sources, against 2 s of interior
+        point and crossover); where the crossover does not end cleanly, the cold method runs.
+        """
+        h = self.h
+        h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, LEAST_TIME_LIMIT)))
+        h.setOptionValue("mip_rel_gap", float(rel_gap))
+        warm = bool(h.getBasis().valid)
+        if not warm and start is not None and not self.integer.any():
+            crossover_ready()
+            with solver_streams():
+                h.ensureColwise()  # type: ignore[attr-defined]  # crossover reads the matrix column-wise
+                crossed = h.crossover(start)
+            warm = crossed == highspy.HighsStatus.kOk and bool(h.getBasis().valid)
+            if not warm:
+                h.clearSolver()  # what the crossover left is no start: solve cold
+        h.setOptionValue("solver", SIMPLEX if warm or self.integer.any() else cold)
+        with solver_streams():
+            h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            return self._empty("time")
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return self._empty("infeasible")
+        if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+            return self._empty("unbounded")
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise SolveError(f"HiGHS stopped without a solution: {h.modelStatusToString(status)}", Reason.NOT_CERTIFIED)
+        columns = np.asarray(h.getSolution().col_value, dtype=float)
+        info = h.getInfo()
+        objective = float(info.objective_function_value)
+        bound = float(info.mip_dual_bound) if self.integer.any() else objective
+        if not math.isfinite(bound):
+            bound = objective
+        return Solution("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols),
+                        self._at(columns, self.w_cols), bound, objective, columns)  # fmt: skip
+
+    def _empty(self, status: str) -> Solution:
+        nothing = np.zeros(len(self.x_cols))
+        curves = np.zeros(len(self.z_cols))
+        return Solution(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
+
+    @staticmethod
+    def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
+
+    def purchases(self, solution: Solution) -> np.ndarray:
+        """Over periods, the hours bought of each source in each period of each scenario
+        (scenarios × periods × sources) [h]."""
+        m = self.built.model
+        return self.values(solution, "y").reshape(len(m.W), len(m.T), len(m.S))
+
+    def values(self, solution: Solution, name: str) -> np.ndarray:
+        """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
+        return self._at(solution.columns, self.axis_cols[name])
+
+    def row_duals(self, solution: Solution, h: highspy.Highs | None = None) -> np.ndarray:
+        """Duals of every row at ``solution``; with integers, from the LP with them fixed; ``h``:
+        from that LP of this model instead (rows appended to it left out)."""
+        return self._duals(solution, h)[0]
+
+    def _duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Duals of every row and reduced costs of every column at ``solution`` (of ``h``, an LP
+        of this model with rows appended, where given); with integers, from the LP with them
+        fixed."""
+        h = h or (self.h if not self.integer.any() else self.fixed_lp(solution, math.inf))
+        if h is None:
+            raise SolveError(
+                "the LP with the plan's integers fixed has no solution: the duals cannot be read", Reason.NOT_CERTIFIED
+            )
+        sol = h.getSolution()
+        n, m = self.h.getNumCol(), self.h.getNumRow()
+        return np.asarray(sol.row_dual, dtype=float)[:m], np.asarray(sol.col_dual, dtype=float)[:n]
+
+    def fixed_lp(self, solution: Solution, deadline: float) -> highspy.Highs | None:
+        """A new HiGHS object holding the model as an LP with its integers at ``solution``'s (from
+        this one's basis where it has none), solved by ``deadline`` (:func:`time.perf_counter`)
+        [s]; None where it is not optimal."""
+        lp = self.h.getLp()
+        fixed = np.round(solution.columns[self.integer])
+        lower, upper = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
+        lower[self.integer], upper[self.integer] = fixed, fixed
+        lp.col_lower_, lp.col_upper_, lp.integrality_ = lower, upper, []
+        h = new_highs()
+        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), LEAST_TIME_LIMIT))
+        with solver_streams():
+            h.passModel(lp)
+            if not self.integer.any() and self.h.getBasis().valid:
+                h.setBasis(self.h.getBasis())
+            h.run()
+        return h if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else None
+
+    def duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
+        """The budget row's dual and those of the capacity and mix rows [value per unit]; where
+        a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
+        own bounds carry, and each capacity's shadow price what its bounds carry
+        (:mod:`procure.program.readout.bound_duals`). ``h``: read from that LP of this model instead."""
+        rows, cols = self._duals(solution, h)
+
+        def at(ks: list[int]) -> float:
+            return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
+
+        m = self.built.model
+        on_off = np.full(len(self.x_cols), -1, dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
+        for i in m.B:
+            on_off[i] = self.row_of.get(id(m.buy_upper[i]), -1)
+        lp = self.h.getLp()
+        columns = (np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float), solution.columns)
+        mix = [at(k) for k in self.mix_rows]
+        given = (at(self.budget_rows), [at(ks) for ks in self.capacity_rows], mix)
+        x = solution.x
+        lam, capacity = limit_duals(self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, x, given)
+        return lam, capacity, mix

@@ -1,0 +1,141 @@
+"""The infrastructure rows of the model: purchase options, the cores and format choices, rent.
+
+Components added to the one model of :func:`procure.program.model.build.build` when it is built with
+purchase options (:class:`procure.program.numbers.infrastructure.Infrastructure`): the set ``O`` of
+options (source, format, cores count) and ``q[o]`` the hours bought of each, ``kept[s]`` tying
+``x[s]`` (the source's hours, on its value curve) to them; with several cores counts ``core[c]``
+(binary, ``one_count``: exactly one) and ``by_count[o]`` (``q_o ≤ U_s core_c``); for a source
+kept in one of several formats ``keep[s, f]`` (binary, ``one_format[s]``) and ``by_format[o]``;
+``rented[r]`` the capacity rented; the money row ``budget_row[0]`` and the capacity rows
+``capacity[r, 0]`` in the options. No I/O and no solve here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ...errors import Reason, SolveError
+from ...ledger.schema import MOST_HOURS
+from ..numbers.bounds import CurveArrays
+from ..numbers.infrastructure import Infrastructure
+
+
+def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
+    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
+
+
+def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> None:
+    """``O``, ``q``, ``kept``; ``C``, ``core``, ``one_count``, ``by_count``; ``KF``, ``keep``,
+    ``one_format``, ``by_format``; ``Rr``, ``rented`` (see the module)."""
+    n = inf.n
+    # No option is bought beyond what the budget buys at its cost: a bound that holds for the
+    # budget the model is built for (a larger one rebuilds it, see BuiltModel.budget_dependent),
+    # and keeps the big-M of the choice rows no larger than it need be.
+    budget = float(inf.base.budget or 0.0)
+    with np.errstate(divide="ignore"):
+        afford = np.where(inf.cost > 0, budget / np.where(inf.cost > 0, inf.cost, 1.0), np.inf)
+    upper = np.minimum(a.upper[inf.source], afford)
+    formats = np.array([len({f for f, i in zip(inf.format, inf.source, strict=True) if i == k}) for k in range(n)])
+    tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else ((~inf.split) & (formats > 1))[inf.source]
+    wide = np.flatnonzero(tied & (upper > MOST_HOURS))  # options in a big-M row
+    if len(wide):
+        i = int(inf.source[wide[0]])
+        name = inf.base.sources["source"].iloc[i]
+        raise SolveError(
+            f"{name!r} could take {upper[wide[0]]:.3g} h (what the budget buys, its availability unlimited), more than "
+            f"the {MOST_HOURS:.0e} h a choice of cores or formats is made over reliably: give it available_hours",
+            Reason.INVALID,
+        )
+    m.O = pyo.Set(initialize=range(inf.options), ordered=True)
+    m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(upper[o])))
+    of_source: list[list[int]] = [[] for _ in range(n)]
+    for o, i in enumerate(inf.source.tolist()):
+        of_source[i].append(o)
+
+    def kept_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """A source's hours are those of its options: x_i = Σ_{o of i} q_o."""
+        return _linear([1.0] + [-1.0] * len(of_source[i]), [_m.x[i]] + [_m.q[o] for o in of_source[i]]) == 0
+
+    m.kept = pyo.Constraint(m.S, rule=kept_rule)
+    counts = len(inf.cores)
+    m.C = pyo.Set(initialize=range(counts) if counts > 1 else [], ordered=True)
+    m.core = pyo.Var(m.C, domain=pyo.Binary)
+    if counts > 1:
+        m.one_count = pyo.Constraint(expr=_linear([1.0] * counts, list(m.core.values())) == 1)
+
+        def by_count_rule(_m: pyo.ConcreteModel, o: int) -> object:
+            """An option's hours only at its cores count: q_o ≤ U_s core_c."""
+            return _linear([1.0, -float(upper[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
+
+        m.by_count = pyo.Constraint(m.O, rule=by_count_rule)
+    pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
+    formats_of: dict[int, list[str]] = {}
+    for i, f in pairs:
+        formats_of.setdefault(i, []).append(f)
+    chosen = [(i, f) for i, f in pairs if not inf.split[i] and len(formats_of[i]) > 1]
+    m.KF = pyo.Set(initialize=chosen, dimen=2, ordered=True)
+    m.keep = pyo.Var(m.KF, domain=pyo.Binary)
+    picks = sorted({i for i, _f in chosen})
+    m.KS = pyo.Set(initialize=picks, ordered=True)
+
+    def one_format_rule(_m: pyo.ConcreteModel, i: int) -> object:
+        """A source that is not split is kept in one format."""
+        return _linear([1.0] * len(formats_of[i]), [_m.keep[i, f] for f in formats_of[i]]) == 1
+
+    m.one_format = pyo.Constraint(m.KS, rule=one_format_rule)
+    picked = [o for o in range(inf.options) if (int(inf.source[o]), str(inf.format[o])) in set(chosen)]
+    m.OF = pyo.Set(initialize=picked, ordered=True)
+
+    def by_format_rule(_m: pyo.ConcreteModel, o: int) -> object:
+        """An option's hours only in the format kept: q_o ≤ U_s keep_sf."""
+        key = (int(inf.source[o]), str(inf.format[o]))
+        return _linear([1.0, -float(upper[o])], [_m.q[o], _m.keep[key]]) <= 0
+
+    m.by_format = pyo.Constraint(m.OF, rule=by_format_rule)
+    m.Rr = pyo.Set(initialize=list(inf.rent), ordered=True)
+    m.rented = pyo.Var(m.Rr, bounds=lambda _m, r: (0.0, inf.rent[r][0]))
+
+
+def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: tuple[list[float], list[Any]]) -> None:
+    """``budget_row[0]``: Σ_o c_o q_o + Σ_s fee_s buy_s + Σ_r rent_r rented_r ≤ B."""
+    m.Kb = pyo.Set(initialize=[0], ordered=True)
+
+    def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+        """The money: options at their all-in cost, the fees, the capacity rented at its price."""
+        coefs = [float(c) for c in inf.cost] + fees[0] + [inf.rent[r][1] for r in _m.Rr]
+        variables = list(_m.q.values()) + fees[1] + [_m.rented[r] for r in _m.Rr]
+        return _linear(coefs, variables) <= _m.budget
+
+    m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
+
+
+def add_capacity_rows(m: pyo.ConcreteModel, inf: Infrastructure) -> list[str]:
+    """``capacity[r, 0]``: Σ_o u_ro q_o + held use − rented_r ≤ C_r, the held use and the limit
+    those of the cores count chosen. Returns the capacities with rows."""
+    rows = [name for name, limit in inf.capacity.items() if np.all(np.isfinite(limit)) and (inf.usage[name] > 0).any()]
+    m.R = pyo.Set(initialize=rows, ordered=True)
+    m.Kc = pyo.Set(initialize=[0], ordered=True)
+    counts = len(inf.cores)
+
+    def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
+        """Capacity r: the options' use, the held hours' at the count chosen, less what is rented."""
+        use = inf.usage[r]
+        nz = np.flatnonzero(use).tolist()
+        coefs: list[Any] = [float(use[o]) for o in nz]
+        variables: list[Any] = [_m.q[o] for o in nz]
+        if r in inf.rent:
+            coefs.append(-1.0)
+            variables.append(_m.rented[r])
+        room = inf.capacity[r] - inf.held_usage[r]
+        if counts > 1:
+            coefs += [-float(v) for v in room]
+            variables += list(_m.core.values())
+            return _linear(coefs, variables) <= 0
+        return _linear(coefs, variables) <= float(room[0])
+
+    m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
+    return rows

@@ -1,0 +1,185 @@
+"""The period axis of the model: purchases by period, the runs' curves, money, capacity and mix rows.
+
+Components added to the one model of :func:`procure.program.model.build.build` when it is built over
+periods (:class:`procure.program.numbers.periods.PeriodProblem`): the set ``T`` of periods, ``y[t, s]``
+and ``W`` of scenarios (one without), ``y[ω, t, s]`` the hours of source ``s`` bought in
+period ``t`` (at most that period's availability), the rows tying ``x[s]`` to them (without
+scenarios the hours bought over all periods, which the ledger's availability, lots, minimum
+orders and fees bound; with them the first period's purchase, one decision for all
+scenarios), ``ahead[j]`` reading each run's curve ``j = (ω T + t) n + s`` at the aged hours
+``w_j = Σ_{τ≤t} φ_sτt y_ωτs``, and per run ``b = ω T + t`` the money row ``budget_row[b]``, the
+capacity rows ``capacity[r, b]`` and the mix rows ``mix[g, b]``. Curve ``j`` has rate
+``ρ_ωs σ_ωs`` and held hours ``φ_s1t h0_s``, so its effective hours are
+``ρ_ωs σ_ωs (φ_s1t h0_s + w_j)``. No I/O and no solve here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..numbers.bounds import CurveArrays
+from ..numbers.periods import PeriodProblem
+from ..rows import has_row, mix_coefficients
+from .read import timed_rows
+
+
+def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
+    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
+
+
+def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
+    """The arrays of every (scenario, run, source) curve, ``j = (ω T + t) n + s``, from the
+    sources' ``a``."""
+    K, T = pp.scenarios, pp.periods
+
+    def tile(v: np.ndarray) -> np.ndarray:
+        return np.tile(v, K * T)
+
+    return CurveArrays(
+        rate=np.repeat(pp.qualities, T, axis=0).ravel().astype(float),
+        held=np.tile((pp.age[0] * a.held[None, :]).ravel(), K),
+        room=tile(a.room),
+        upper=tile(a.upper),
+        budget_bounded=tile(a.budget_bounded),
+        curve=tile(a.curve),
+        k=np.repeat(pp.scales, T, axis=0).ravel().astype(float),
+        shape=tile(a.shape),
+        concave=tile(a.concave),
+        binary=tile(a.binary),
+        lots=tile(a.lots),
+    )
+
+
+def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadline: float = math.inf) -> None:
+    """``T``, ``W`` (scenarios), ``y[ω, t, s]`` (bounded by the period's availability and the
+    source's bound), ``ahead[j]`` (``w_j = Σ_{τ≤t} φ_sτt y_ωτs``) and what ties ``x[s]`` to them:
+    without scenarios ``total[s]`` (``x_s = Σ_t y_ts``, the hours over all periods); with them
+    ``first[ω, s]`` (``y_ω1s = x_s``: the first period's purchase is one decision) and
+    ``most[ω, s]`` (``Σ_t y_ωts ≤ available_s``). With scenarios a source with lots, a minimum
+    order or a fee is bought in the first period only."""
+    n, T, K = pp.n, pp.periods, pp.scenarios
+    m.T = pyo.Set(initialize=range(T), ordered=True)
+    m.W = pyo.Set(initialize=range(K), ordered=True)
+    bound = np.minimum(pp.available, a.upper[None, :])
+    now_only = a.binary | (a.lots > 0)
+
+    def y_bounds(_m: pyo.ConcreteModel, k: int, t: int, i: int) -> tuple[float, float | None]:
+        u = 0.0 if (K > 1 and t > 0 and now_only[i]) else float(bound[t, i])
+        return 0.0, (u if math.isfinite(u) else None)
+
+    m.y = pyo.Var(m.W, m.T, m.S, bounds=y_bounds)
+    if K == 1:
+
+        def total_rule(_m: pyo.ConcreteModel, i: int) -> object:
+            """The hours bought of source i over all periods: x_i = Σ_t y_ti."""
+            return _linear([1.0] + [-1.0] * T, [_m.x[i]] + [_m.y[0, t, i] for t in range(T)]) == 0
+
+        m.total = pyo.Constraint(m.S, rule=total_rule)
+    else:
+
+        def first_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
+            """What is bought in the first period is bought in every scenario: y_k1i = x_i."""
+            return _linear([1.0, -1.0], [_m.y[k, 0, i], _m.x[i]]) == 0
+
+        def most_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
+            """At most the source's availability over all periods, in each scenario."""
+            if not math.isfinite(float(a.room[i])):
+                return pyo.Constraint.Skip
+            return _linear([1.0] * T, [_m.y[k, t, i] for t in range(T)]) <= float(pp.base.column("available_hours")[i])
+
+        m.first = pyo.Constraint(m.W, m.S, rule=first_rule)
+        m.most = pyo.Constraint(m.W, m.S, rule=most_rule)
+    age = pp.age
+
+    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """Run t of scenario ω reads source s at its aged hours: w_j = Σ_{τ≤t} φ_sτt y_ωτs."""
+        b, i = divmod(j, n)
+        k, t = divmod(b, T)
+        coefs = [1.0] + [-float(age[tau, t, i]) for tau in range(t + 1)]
+        return _linear(coefs, [_m.w[j]] + [_m.y[k, tau, i] for tau in range(t + 1)]) == 0
+
+    timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
+
+
+def add_budget_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, fees: tuple[list[float], list[Any]], deadline: float = math.inf
+) -> None:
+    """``budget_row[b]``, ``b = ω T + t``: the money of period t in scenario ω (with carry-over,
+    of periods 1..t together), purchases at the period's prices plus each run's bill, and the
+    fees in period 1."""
+    T = pp.periods
+    share = np.cumsum(pp.share) if pp.carry else pp.share
+    m.Kb = pyo.Set(initialize=range(pp.count), ordered=True)
+    spends = []
+    for k in range(pp.scenarios):
+        spend = pp.spend_matrix(k)  # [t, τ, s]
+        spends.append(np.cumsum(spend, axis=0) if pp.carry else spend)
+
+    def budget_rule(_m: pyo.ConcreteModel, b: int) -> object:
+        """Money of period t in scenario ω: Σ_{τ≤t} Σ_s c_ωtτs y_ωτs [+ Σ_s fee_s buy_s] ≤ share_t · B."""
+        k, t = divmod(b, T)
+        coefs: list[Any] = []
+        variables: list[Any] = []
+        for tau in range(t + 1):
+            row = spends[k][t, tau]
+            nz = np.flatnonzero(row).tolist()
+            coefs += [float(row[i]) for i in nz]
+            variables += [_m.y[k, tau, i] for i in nz]
+        if pp.carry or t == 0:
+            coefs += fees[0]
+            variables += fees[1]
+        return _linear(coefs, variables) <= float(share[t]) * _m.budget
+
+    timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
+
+
+def add_capacity_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, deadline: float = math.inf
+) -> list[str]:
+    """``capacity[r, b]``: capacity r at run t of scenario ω counts every hour held then:
+    Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s. Returns the capacities with rows."""
+    p, T = pp.base, pp.periods
+    rows = [name for name, limit in pp.capacity.items() if has_row(limit, p.usage(name))]
+    m.R = pyo.Set(initialize=rows, ordered=True)
+    m.Kc = pyo.Set(initialize=range(pp.count), ordered=True)
+
+    def capacity_rule(_m: pyo.ConcreteModel, r: str, b: int) -> object:
+        """Capacity r at run t of scenario ω: Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s."""
+        k, t = divmod(b, T)
+        use = p.usage(r)
+        limit = float(pp.capacity[r][t])
+        if not math.isfinite(limit):
+            return pyo.Constraint.Skip
+        nz = np.flatnonzero(use).tolist()
+        coefs = [float(use[i]) for i in nz for _tau in range(t + 1)]
+        variables = [_m.y[k, tau, i] for i in nz for tau in range(t + 1)]
+        return _linear(coefs, variables) <= limit - float(use @ held)
+
+    timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
+    return rows
+
+
+def add_mix_rows(
+    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, arguments: list[Any], deadline: float = math.inf
+) -> None:
+    """``mix[g, b]``: mix bound g at run t of scenario ω on the effective hours,
+    Σ_s ρσ_ωs (1[s∈G] − share) w_bs ≤ −Σ_s ρσ_ωs (1[s∈G] − share) φ_s1t h0_s."""
+    p, n, T = pp.base, pp.n, pp.periods
+    groups = list(p.max_share)
+    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
+
+    def mix_rule(_m: pyo.ConcreteModel, g: int, b: int) -> object:
+        """Mix bound g at run t of scenario ω, as a row in the runs' aged hours."""
+        k, t = divmod(b, T)
+        key = groups[g]
+        coef = mix_coefficients(pp.qualities[k], p.members(key), p.max_share[key])
+        nz = np.flatnonzero(coef).tolist()
+        rhs = -float(coef @ (pp.age[0, t] * held))
+        return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= rhs
+
+    timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

@@ -1,0 +1,123 @@
+"""The scenario axis of the model: the hours each scenario ends with, its money, capacity and mix rows.
+
+Components of the one model of :func:`procure.program.model.build.build` over sources × scenarios
+(the deterministic program is one scenario): ``ahead[j]`` where a curve has hours of its own
+(``w_j = x_s``, or with recourse ``w_j ≥ x_s``), ``budget_row[k]`` (one, or one per scenario with
+recourse, over the costs ``cost[s]`` and the later costs ``later[ω, s]``), ``capacity[r, k]`` and
+``mix[g, k]``. The mix rows also serve a model of purchase options (one scenario). No I/O and no
+solve here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from ..numbers.bounds import CurveArrays
+from ..numbers.problem import Problem
+from ..numbers.scenarios import ScenarioProblem
+from ..rows import capacity_rows_of, mix_coefficients
+from .read import timed_rows
+
+if TYPE_CHECKING:
+    from ..numbers.infrastructure import Infrastructure
+
+
+def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
+    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
+
+
+def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math.inf) -> None:
+    """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
+    recourse at least those."""
+    n = sp.n
+    recourse = sp.recourse_price_x is not None
+    later_ok = sp.later_ok
+
+    def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
+        """A scenario ends with at least the hours bought now; exactly those without recourse
+        or for a source bought now only."""
+        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
+        return body >= 0 if recourse and later_ok[j % n] else body == 0
+
+    timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
+
+
+def budget_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any], deadline: float = math.inf
+) -> None:
+    """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
+    n = sp.n
+    fee = problem.column("fixed_fee_usd")
+    fees = ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B])
+    recourse = sp.recourse_price_x is not None
+    m.Kb = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
+    if not recourse:
+
+        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
+            return _linear([_m.cost[i] for i in range(n)] + fees[0], [_m.x[i] for i in range(n)] + fees[1]) <= _m.budget
+
+    else:
+        price_x = float(sp.recourse_price_x or 1.0)
+        later_ok = sp.later_ok
+        later_cost = {(k, i): float(sp.later_cost[k, i]) for k in range(sp.count) for i in range(n)}
+        # the scenarios' prices, checked where they were read: no domain check per item
+        m.later = pyo.Param(m.K, m.S, mutable=True, within=pyo.Any, initialize=later_cost)
+
+        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+            """Scenario k's money: now at today's price, later at M times its own:
+            Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
+            later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
+            now = [_m.cost[i] - later[i] for i in range(n)]
+            then = [(later[i], arguments[k * n + i]) for i in range(n) if later_ok[i]]
+            coefs = now + [cf for cf, _ in then] + fees[0]
+            return _linear(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
+
+    timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
+
+
+def capacity_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any],
+    deadline: float = math.inf,
+) -> list[str]:  # fmt: skip
+    """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
+    on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
+    n = sp.n
+    recourse = sp.recourse_price_x is not None
+    rows = capacity_rows_of(problem)
+    m.R = pyo.Set(initialize=rows, ordered=True)
+    m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
+
+    def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
+        """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
+        use = problem.usage(r)
+        nz = np.flatnonzero(use).tolist()
+        room = float(problem.capacity[r] - use @ a.held)
+        return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
+
+    timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
+    return rows
+
+
+def mix_rows(
+    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any],
+    deadline: float = math.inf,
+) -> None:  # fmt: skip
+    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
+    n = sp.n
+    groups = list(problem.max_share)
+    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
+
+    def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
+        """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
+        key = groups[g]
+        coef = mix_coefficients(sp.rate[k], problem.members(key), problem.max_share[key])
+        nz = np.flatnonzero(coef).tolist()
+        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
+
+    timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

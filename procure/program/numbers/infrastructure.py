@@ -1,0 +1,318 @@
+"""The infrastructure the program may choose with the data: storage formats, cores, rented capacity.
+
+Each source may be kept in one of several formats (its ``formats`` column, or ``formats`` for
+every source), each with its own bill, bytes, accelerator-hours and core-hours through the
+pipeline (:func:`procure.ledger.transport` of the source's row changed):
+
+* ``recorded``: as the ledger has it (today);
+* ``model_side``: re-encoded (H.264 at the default bits per pixel of ``sources.csv``, 8 Mbit/s
+  at 1080p30, and the cluster's keyframe interval) as a
+  square frame of the model's input side, ``input_side × input_side`` px: a frame the model
+  takes as it is (π = its patch's pixels per token; the aspect ratio is not kept, as a square
+  crop or resize would not keep it), paying once per hour the core-hours to decode the recorded
+  stream and encode the new one (``encode_fps_1080p``);
+* ``decoded``: stored as decoded frames (no decoding per epoch, many more bytes), paying once
+  the core-hours to decode the recorded stream.
+
+All formats of a source share its value curve (the hours are the same hours). Where a source
+is not split (``split_formats`` no, the default) a binary picks one format. With ``cores``
+choices, one binary per count picks the cores per accelerator of the whole cluster: each count
+has its own bill, busy fraction and capacity use of every format, and its own core-hours
+capacity (``cores × count × window`` unless the ledger fixes it). Capacity may be rented up to
+the cluster's ``rent_*`` keys at its price, paid from the budget: accelerator-hours at
+``accelerator_usd_per_hour``, core-hours at ``core_usd_per_hour``, storage at
+``storage_usd_per_gb_month`` over the window's months. Hours already held stay as recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ...errors import Reason, SolveError, invalid
+from ...ledger import SOURCE_COLUMNS, Cluster, transport
+from ...ledger.schema import FORMAT_JOIN, FORMATS
+from ...pipeline import bill
+from ...spec import did_you_mean
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem
+
+#: Hours in a month (365.25 × 24 / 12), for storage rented by the GB-month over the window [h].
+HOURS_PER_MONTH = 730.5
+#: Cluster keys of the capacity that may be rented, by capacity, and the price key of a unit.
+RENT_KEYS = {
+    "accelerator_hours": ("rent_accelerator_hours", "accelerator_usd_per_hour"),
+    "core_hours": ("rent_core_hours", "core_usd_per_hour"),
+    "storage_gb": ("rent_storage_gb", "storage_usd_per_gb_month"),
+}
+
+
+@dataclass(frozen=True)
+class Infrastructure:
+    """The purchase options of a problem: one per (source, format, cores count).
+
+    Attributes
+    ----------
+    base : Problem
+        The ledger's numbers in budget mode, its all-in cost the cheapest option's and its
+        capacity uses the least of any option's (so that its bounds hold for every option).
+    source, format, choice : numpy.ndarray
+        Per option: its source (index), format (name) and cores choice (index into ``cores``).
+    cost : numpy.ndarray
+        Per option, all in: price, bill and the one-time cost of the format [$/h].
+    bill, reformat_usd, pixels_per_token : numpy.ndarray
+        Per option: its transport bill [$/h], the one-time cost of its format [$/h] and the
+        decoded pixels of one token [px].
+    usage : dict of str to numpy.ndarray
+        Per capacity, each option's use per recorded hour [its unit].
+    held_usage : dict of str to numpy.ndarray
+        Per capacity, the use of the hours already held at each cores count [its unit].
+    capacity : dict of str to numpy.ndarray
+        Per capacity, its limit at each cores count [its unit] (inf = unlimited).
+    cores : numpy.ndarray
+        The cores-per-accelerator counts to choose among (one: no choice) [cores].
+    split : numpy.ndarray
+        Per source, whether its hours may be split across its formats.
+    rent : dict of str to tuple of float
+        Per capacity that may be rented: (most units, price of a unit [$]).
+    """
+
+    base: Problem
+    source: np.ndarray
+    format: np.ndarray
+    choice: np.ndarray
+    cost: np.ndarray
+    bill: np.ndarray
+    reformat_usd: np.ndarray
+    pixels_per_token: np.ndarray
+    usage: dict[str, np.ndarray]
+    held_usage: dict[str, np.ndarray]
+    capacity: dict[str, np.ndarray]
+    cores: np.ndarray
+    split: np.ndarray
+    rent: dict[str, tuple[float, float]]
+
+    # What the refinement reads of every formulation.
+    risk_weight = 0.0
+    recourse_price_x = None
+    certain = False
+    count = 1
+
+    @property
+    def n(self) -> int:
+        """Number of sources."""
+        return self.base.n
+
+    @property
+    def rate(self) -> np.ndarray:
+        """Effective hours per recorded hour of each source, ρσφ, as one scenario (1 × sources) [1]."""
+        return self.base.rate[None, :]
+
+    @property
+    def options(self) -> int:
+        """Number of purchase options."""
+        return len(self.source)
+
+    def objective(self, run_values: np.ndarray) -> float:
+        """The plan's value [own-hour equivalents]."""
+        return float(np.sum(run_values))
+
+    def with_base(self, problem: Problem) -> Infrastructure:
+        """Not offered: the options are priced with the cluster (a sweep rebuilds them)."""
+        raise invalid("reprice", "infrastructure", "options are priced with the cluster: build them anew")
+
+
+def _check_held_fits(capacity: dict[str, np.ndarray], held: dict[str, np.ndarray],
+                     rents: dict[str, tuple[float, float]], counts: np.ndarray) -> None:  # fmt: skip
+    """A :class:`SolveError` where the hours already held (as recorded) break a capacity at every
+    cores count, even with all that may be rented."""
+    for name, (_column, unit) in CAPACITIES.items():
+        room = capacity[name] + rents.get(name, (0.0, 0.0))[0] - held[name]
+        if np.all(room < -HELD_FIT_MARGIN * np.maximum(1.0, np.abs(capacity[name]))):
+            c = int(np.argmax(room))
+            raise SolveError(
+                f"infeasible: the hours already held need {held[name][c]:,.1f} {unit} of {name} (as recorded, at "
+                f"{counts[c]:g} cores), the capacity is {capacity[name][c]:,.1f} {unit}"
+                + (f" with {rents[name][0]:,.1f} to rent" if name in rents else "")
+                + ": raise the capacity or lower held_hours",
+                Reason.INFEASIBLE,
+            )
+
+
+def source_formats(sources: pd.DataFrame, given: Sequence[str] | None) -> list[tuple[str, ...]]:
+    """The formats each source may take: ``given`` for every source that can take them, else
+    its ``formats`` cell (blank: as recorded only).
+
+    Raises
+    ------
+    InputError
+        An unknown format, or a format a source cannot take: re-encoding or decoding a
+        rendered source (it moves no bytes and is never decoded) or one already stored decoded.
+    """
+    out = []
+    for i in range(len(sources)):
+        row = sources.iloc[i]
+        cell = str(row.get("formats", "") or "").strip()
+        names = tuple(given) if given is not None else tuple(f.strip() for f in cell.split(FORMAT_JOIN) if f.strip())
+        names = names or ("recorded",)
+        for name in names:
+            if name not in FORMATS:
+                field = "formats" if given is not None else f"formats of {row['source']!r}"
+                hint = f" (join formats with {FORMAT_JOIN!r})" if "," in name else did_you_mean(name, FORMATS)
+                raise invalid(field, name, f"allowed are {', '.join(FORMATS)}{hint}")
+        if str(row["stored"]) != "video":
+            other = [f for f in names if f != "recorded"]
+            if other and given is None:
+                why = f"its frames are stored {row['stored']}: nothing to re-encode or decode (recorded only)"
+                raise invalid(f"formats of {row['source']!r}", other[0], why)
+            names = ("recorded",)
+        out.append(tuple(dict.fromkeys(names)))
+    return out
+
+
+def _variant(sources: pd.DataFrame, fmt: str, cluster: Cluster) -> pd.DataFrame:
+    """The sources' rows as kept in ``fmt``."""
+    s = sources.copy()
+    if fmt == "model_side":
+        s["width"] = cluster.input_side
+        s["height"] = cluster.input_side
+        s["bits_per_pixel"] = SOURCE_COLUMNS["bits_per_pixel"].default  # the default H.264 rate
+        for column in ("gop", "core_fps_1080p", "codec"):  # the new stream is the cluster's H.264
+            if column in s:
+                s[column] = np.nan if column != "codec" else ""
+    elif fmt == "decoded":
+        s["stored"] = "decoded"
+    return s
+
+
+def infrastructure(
+    problem: Problem,
+    sources: pd.DataFrame,
+    cluster: Cluster,
+    *,
+    formats: Sequence[str] | None = None,
+    cores: Sequence[float] | None = None,
+    rent: bool = True,
+    byte_price_x: float = 1.0,
+) -> Infrastructure:
+    """The purchase options of a budget-mode problem made from ``sources`` on ``cluster``.
+
+    Parameters
+    ----------
+    problem : Problem
+        The program's numbers (its held hours, budget and mix bounds are kept).
+    sources, cluster : pandas.DataFrame, Cluster
+        The ledger's rows and cluster the problem was priced from.
+    formats : sequence of str, optional
+        Formats every source may take (those it can); None: each source's ``formats`` column.
+    cores : sequence of float, optional
+        Cores-per-accelerator counts to choose among; None: the cluster's.
+    rent : bool, default True
+        Let the plan rent the capacity the cluster's ``rent_*`` keys allow.
+    byte_price_x : float, default 1
+        The multiplier on the byte price the problem was priced with [1].
+
+    Raises
+    ------
+    InputError
+        An empty or bad cores list, an unknown or impossible format.
+    """
+    counts = np.array([cluster.cores_per_accelerator] if cores is None else list(cores), dtype=float)
+    if len(counts) == 0:
+        raise invalid("cores_choices", "", "give at least one count of cores per accelerator")
+    if not np.all(np.isfinite(counts) & (counts >= 1) & (counts == np.round(counts))):
+        raise invalid("cores_choices", ",".join(f"{c:g}" for c in counts), "whole numbers ≥ 1, comma-separated")
+    counts = np.unique(counts)
+    allowed = source_formats(sources, formats)
+    price = problem.column("price_usd_per_hour")
+    rows: dict[str, list] = {k: [] for k in ("source", "format", "choice", "cost", "bill", "reformat", "ppt")}
+    usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
+    held_usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
+    capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
+    recorded_least: dict[str, np.ndarray] = {}
+    for c, count in enumerate(counts):
+        cl = cluster.replace(cores_per_accelerator=float(count), byte_usd_per_gb=cluster.byte_usd_per_gb * byte_price_x)
+        capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
+        capacity["core_hours"].append(cl.core_hours_capacity)
+        capacity["storage_gb"].append(cl.storage_gb)
+        recorded = transport(sources, cl)
+        for name, (column, _unit) in CAPACITIES.items():
+            per_hour = recorded[column].to_numpy(dtype=float)
+            held_usage[name].append(float(per_hour @ problem.held))
+            recorded_least[name] = np.minimum(recorded_least.get(name, per_hour), per_hour)
+        for fmt in FORMATS:
+            takes = np.array([fmt in a for a in allowed])
+            if not takes.any():
+                continue
+            table = recorded if fmt == "recorded" else transport(_variant(sources, fmt, cl), cl)
+            once = np.zeros(len(sources))
+            if fmt != "recorded":
+                frames = bill.frames_per_hour(sources["cameras"].to_numpy(float), sources["fps"].to_numpy(float))
+                side = cl.input_side if fmt == "model_side" else 0.0
+                hours = bill.reformat_core_hours(frames, sources["width"].to_numpy(float),
+                                                 sources["height"].to_numpy(float),
+                                                 recorded["core_fps_1080p"].to_numpy(float), side, side,
+                                                 cl.encode_fps_1080p)  # fmt: skip
+                once = np.asarray(hours, dtype=float) * cl.core_usd_per_hour
+            for i in np.flatnonzero(takes).tolist():
+                rows["source"].append(i)
+                rows["format"].append(fmt)
+                rows["choice"].append(c)
+                b = float(table["bill_usd"].iloc[i])
+                rows["bill"].append(b)
+                rows["reformat"].append(float(once[i]))
+                rows["cost"].append(float(price[i]) + b + float(once[i]))
+                rows["ppt"].append(float(table["pixels_per_token"].iloc[i]))
+                for name, (column, _unit) in CAPACITIES.items():
+                    usage[name].append(float(table[column].iloc[i]))
+    source = np.array(rows["source"], dtype=np.int64)
+    cost = np.array(rows["cost"])
+    use = {name: np.array(v, dtype=float) for name, v in usage.items()}
+    # The base problem: the cheapest option's cost and the least use of each source, so that the
+    # bounds built from it hold for every option.
+    n = problem.n
+    least_cost = np.full(n, np.inf)
+    np.minimum.at(least_cost, source, cost)
+    s = problem.sources.copy()
+    s["transport_usd_per_hour"] = least_cost - price
+    for name in CAPACITIES:
+        least = np.minimum(np.full(n, np.inf), recorded_least[name])  # held hours stay recorded
+        np.minimum.at(least, source, use[name])
+        s[name] = least
+    rents: dict[str, tuple[float, float]] = {}
+    if rent:
+        for name, (limit_key, price_key) in RENT_KEYS.items():
+            limit = float(getattr(cluster, limit_key))
+            unit = float(getattr(cluster, price_key))
+            if name == "storage_gb":
+                unit *= cluster.window_hours / HOURS_PER_MONTH
+            if limit > 0:
+                rents[name] = (limit, unit)
+    caps = {name: np.array(v, dtype=float) for name, v in capacity.items()}
+    if "decoded" in rows["format"] and np.all(caps["storage_gb"] <= 0) and "storage_gb" not in rents:
+        raise invalid("formats", "decoded", "there is no storage to keep decoded frames in (storage_gb is 0 and none "
+                      "may be rented): give storage or leave decoded out")  # fmt: skip
+    _check_held_fits(caps, {k: np.array(v) for k, v in held_usage.items()}, rents, counts)
+    most = {name: float(caps[name].max() + rents.get(name, (0.0, 0.0))[0]) for name in CAPACITIES}
+    base = replace(problem, sources=s, capacity=most)
+    split = (
+        (sources["split_formats"].astype(str) == "yes").to_numpy() if "split_formats" in sources else np.zeros(n, bool)
+    )
+    return Infrastructure(
+        base=base,
+        source=source,
+        format=np.array(rows["format"]),
+        choice=np.array(rows["choice"], dtype=np.int64),
+        cost=cost,
+        bill=np.array(rows["bill"]),
+        reformat_usd=np.array(rows["reformat"]),
+        pixels_per_token=np.array(rows["ppt"]),
+        usage=use,
+        held_usage={name: np.array(v, dtype=float) for name, v in held_usage.items()},
+        capacity=caps,
+        cores=counts,
+        split=split,
+        rent=rents,
+    )

@@ -1,0 +1,255 @@
+"""The plan over periods read out of a solved model: the schedule, the money by period, λ_t.
+
+The plan's totals (:class:`procure.program.readout.plan.Plan`) are over all periods: a source's hours
+are those bought in every period, its purchase and transport dollars those of every period, its
+effective hours those at the last run and its value its weighted share of the objective,
+``Σ_t w_t v_s(e_st)``. Its marginal value per dollar is that of one more hour bought in the
+first period (worth ``Σ_t w_t v_s'(e_st) ρσ φ_s1t``, costing its price then and its bill at
+every run). ``Plan.periods`` and ``Plan.schedule`` give the rest, by period.
+
+Duals: a dollar arriving at the start of period ``t`` relaxes the money row of ``t`` and, with
+carry-over, of every later period (their rows are cumulative): ``λ_t`` is the sum of those
+rows' duals; the plan's λ, the value of one more budget dollar split by the periods' shares, is
+``Σ_t share_t λ_t``. A capacity's shadow price at a period's run is the dual of its row there;
+the plan's shadow price of a capacity is their sum (one more unit at every run).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..numbers.periods import PeriodProblem
+from ..numbers.problem import CAPACITIES
+from ..numbers.value import derivative, value
+from .notes import UNSPENT_SHARE
+from .plan import BINDING_TOLERANCE, Plan
+
+#: Money left in a period smaller than this share of all the money is shown as 0: the solver's
+#: feasibility tolerance (1e-7) at the scale of the money [1].
+MONEY_NOISE = 1e-7
+#: Columns of ``Plan.schedule`` with their units.
+SCHEDULE_COLUMNS = {
+    "period": "name",
+    "source": "name",
+    "hours": "h bought in the period",
+    "purchase_usd": "$ (the period's price × hours, plus the fixed fee in period 1)",
+    "transport_usd": "$ (the bill of every bought hour the period's run trains on)",
+    "effective_hours": "effective h at the period's run, held and bought, aged",
+    "value": "own-hour equivalents of the source at the period's run",
+}
+#: Columns of ``Plan.periods`` with their units.
+PERIOD_COLUMNS = {
+    "period": "name",
+    "months": "months",
+    "weight": "1 (of the run's value in the objective)",
+    "money_usd": "$ arriving at the period's start",
+    "purchase_usd": "$",
+    "transport_usd": "$ (the run's bill)",
+    "spent_usd": "$",
+    "carried_usd": "$ left at the period's end (carried over, or lost without carry-over)",
+    "value": "own-hour equivalents of the run",
+    "lambda": "value per $ arriving at the period's start",
+}
+
+
+def period_rows(m: Any, row_of: dict[int, int], mix_keys: list[str]) -> dict[str, list[int]]:
+    """The matrix row (``row_of``: by the id of a constraint) of each money, capacity and mix
+    row of a model over periods, per run ``b = ω T + t`` (-1 where a run has no such row):
+    ``"budget"``, each capacity's name, ``"max_share:KEY"``."""
+
+    def of(component: Any, key: Any) -> int:
+        return row_of.get(id(component[key]), -1) if key in component else -1
+
+    runs = range(len(m.W) * len(m.T))
+    out = {"budget": [of(m.budget_row, b) for b in runs]}
+    for r in m.R:
+        out[str(r)] = [of(m.capacity, (r, b)) for b in runs]
+    for g, key in enumerate(mix_keys):
+        out[f"max_share:{key}"] = [of(m.mix, (g, b)) for b in runs]
+    return out
+
+
+def _by_run(pp: PeriodProblem, dual: np.ndarray, found: list[int]) -> np.ndarray:
+    """The duals of one kind of row, scenarios × periods (0 where there is no row)."""
+    d = np.array([abs(float(dual[r])) if r >= 0 else 0.0 for r in found])
+    return d.reshape(pp.scenarios, pp.periods)
+
+
+def _budget_duals(pp: PeriodProblem, dual: np.ndarray, rows: dict[str, list[int]]) -> np.ndarray:
+    """λ_t: the value of one more dollar arriving at the start of each period in every
+    scenario [value per $] (the duals are of the expected value)."""
+    d = _by_run(pp, dual, rows["budget"])
+    per = np.cumsum(d[:, ::-1], axis=1)[:, ::-1] if pp.carry else d
+    return per.sum(axis=0)
+
+
+def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[int]]) -> float:
+    """λ: the value of one more budget dollar, split by the periods' shares [value per $]."""
+    return float(pp.share @ _budget_duals(pp, np.asarray(row_duals, dtype=float), rows))
+
+
+def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np.ndarray,
+                     rows: dict[str, list[int]]) -> Plan:  # fmt: skip
+    """The plan over periods of a solve: ``plan`` with its totals, periods and schedule made
+    those of the purchases ``y`` (scenarios × periods × sources, or periods × sources) [h] and
+    the duals ``row_duals`` of the model's rows (``rows``, :func:`period_rows`). With scenarios
+    the totals and the periods table are expected values; the schedule has a row per scenario,
+    period and source (its first period the same in every scenario)."""
+    p, T, n, K = pp.base, pp.periods, pp.n, pp.scenarios
+    s = p.sources
+    y = np.clip(np.asarray(y, dtype=float), 0.0, None).reshape(K, T, n)
+    prob = pp.chance
+    bought_by = np.cumsum(y, axis=1)  # hours bought held at each run
+    fee = p.column("fixed_fee_usd")
+    purchase = pp.prices * y
+    purchase[:, 0] += np.where(p.bought(y.sum(axis=1)), fee[None, :], 0.0)
+    transport = pp.bill[None, None, :] * bought_by
+    aged = np.einsum("uts,kus->kts", pp.age, y) + pp.age[0][None, :, :] * p.held[None, None, :]
+    e = pp.qualities[:, None, :] * aged
+    curve, shape = p.curves, p.column("curve_shape")
+    scale = pp.scales[:, None, :]
+    v = np.asarray(value(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
+    dual = np.abs(np.asarray(row_duals, dtype=float))
+    lam_t = _budget_duals(pp, dual, rows)
+    lam = float(pp.share @ lam_t)
+    by_period: dict[str, dict[str, float]] = {}
+    shadow: dict[str, float] = {}
+    for name in (name for name in rows if name != "budget"):
+        d = _by_run(pp, dual, rows[name]).sum(axis=0)
+        shadow[name] = float(d.sum())
+        for t, period in enumerate(pp.names):
+            by_period.setdefault(period, {})[name] = float(d[t])
+    for name in CAPACITIES:
+        shadow.setdefault(name, 0.0)
+    money = pp.money
+
+    def mean(a: np.ndarray) -> np.ndarray:
+        return np.tensordot(prob, a, axes=1)
+
+    spend = purchase.sum(axis=2) + transport.sum(axis=2)  # [k, t]
+    carried = np.cumsum(money)[None, :] - np.cumsum(spend, axis=1) if pp.carry else money[None, :] - spend
+    carried = np.where(np.abs(carried) <= MONEY_NOISE * max(1.0, float(money.sum())), 0.0, carried)
+    periods = pd.DataFrame(
+        {
+            "period": list(pp.names),
+            "months": pp.months,
+            "weight": pp.weight,
+            "money_usd": money,
+            "purchase_usd": mean(purchase.sum(axis=2)),
+            "transport_usd": mean(transport.sum(axis=2)),
+            "spent_usd": mean(spend),
+            "carried_usd": mean(carried),
+            "value": mean(v.sum(axis=2)),
+            "lambda": lam_t,
+        }
+    )
+    columns = {
+        "period": np.tile(np.repeat(list(pp.names), n), K),
+        "source": np.tile(s["source"].to_numpy(str), K * T),
+        "hours": y.ravel(),
+        "purchase_usd": purchase.ravel(),
+        "transport_usd": transport.ravel(),
+        "effective_hours": e.ravel(),
+        "value": v.ravel(),
+    }
+    if K > 1:
+        columns = {"scenario": np.repeat(list(pp.scenario_names), T * n),
+                   "probability": np.repeat(prob, T * n)} | columns  # fmt: skip
+    schedule = pd.DataFrame(columns)
+    slope = np.asarray(derivative(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
+    gain = mean((pp.weight[None, :, None] * slope * pp.qualities[:, None, :] * pp.age[0][None]).sum(axis=1))
+    # The next hour bought in period 1 costs its price then and its bill at every run, each in the
+    # money of its period (λ_t), and its use of each capacity at every run (μ_rt); in budget
+    # dollars, that over λ (mix bounds left out).
+    charged = lam_t[0] * pp.price[0] + lam_t.sum() * pp.bill
+    for name in CAPACITIES:
+        mu = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
+        charged = charged + mu.sum() * p.usage(name)
+    dollars = charged / lam if lam > 0 and math.isfinite(lam) else pp.price[0] + T * pp.bill
+    first_cost = pp.price[0] + T * pp.bill
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_usd = np.where(dollars > 0, gain / np.where(dollars > 0, dollars, 1.0), 0.0)
+        price_only = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), 0.0)
+    totals = plan.sources.copy()
+    totals["hours"] = mean(y.sum(axis=1))
+    totals["purchase_usd"] = mean(purchase.sum(axis=1))
+    totals["transport_usd"] = mean(transport.sum(axis=1))
+    totals["effective_hours"] = mean(e[:, -1])
+    totals["value"] = mean(np.einsum("t,kts->ks", pp.weight, v))
+    totals["marginal_value_per_usd"] = per_usd
+    totals["marginal_value_per_usd_price_only"] = price_only
+    capacities = _capacities(pp, bought_by, by_period, lam)
+    spent = float(mean(spend).sum())
+    notes = [note for note in plan.notes if not note.startswith("the budget is more than anything can use")]
+    if lam == 0 and money.sum() > 0 and spent < money.sum() * (1 - UNSPENT_SHARE):
+        notes.append(
+            f"the money is more than the schedule can use: it spends ${spent:,.2f} of ${money.sum():,.2f}; "
+            "availability, capacities or the money of later periods (which pay their runs' bills) bind"
+        )
+    return replace(
+        plan,
+        lambda_=lam,
+        shadow_prices=shadow,
+        sources=totals,
+        capacities=capacities,
+        spent_usd=spent,
+        notes=notes,
+        purchase_usd=float(mean(purchase.sum(axis=2)).sum()),
+        transport_usd=float(mean(transport.sum(axis=2)).sum()),
+        periods=periods,
+        schedule=schedule,
+        shadow_prices_by_period=by_period,
+    )
+
+
+def hours_by_period(schedule: pd.DataFrame) -> pd.DataFrame:
+    """Hours bought of each source (rows) in each period (columns) [h]: with scenarios, their
+    expectation (the first period's are the same in every scenario)."""
+    if "scenario" in schedule:
+        weighted = schedule.assign(hours=schedule["hours"] * schedule["probability"])
+        return weighted.pivot_table(index="source", columns="period", values="hours", aggfunc="sum", sort=False)
+    return schedule.pivot(index="source", columns="period", values="hours")
+
+
+def single_period_plan(pp: PeriodProblem, plan: Plan) -> Plan:
+    """The plan of a one-period problem solved as today's program (its hours, λ and shadow
+    prices exact), with its period and schedule."""
+    rows = {"budget": [0]}
+    names = [name for name, price in plan.shadow_prices.items() if name not in CAPACITIES or price != 0]
+    duals = np.array([plan.lambda_] + [plan.shadow_prices[name] for name in names])
+    rows |= {name: [q + 1] for q, name in enumerate(names)}
+    hours = plan.sources["hours"].to_numpy(dtype=float)[None, :]
+    out = read_period_plan(pp, plan, hours, duals, rows)
+    return replace(out, sources=plan.sources, capacities=plan.capacities, lambda_=plan.lambda_,
+                   shadow_prices=plan.shadow_prices)  # fmt: skip
+
+
+def _capacities(pp: PeriodProblem, bought_by: np.ndarray, by_period: dict[str, dict[str, float]],
+                lam: float) -> pd.DataFrame:  # fmt: skip
+    """One row per capacity at one run: the run where its shadow price is highest, else where it
+    is tightest (least slack for its limit), with that run's shadow price and the number of runs
+    at which it binds."""
+    p = pp.base
+    out = []
+    pricing = lam > 0 and math.isfinite(lam)
+    for name, (_col, unit) in CAPACITIES.items():
+        use = p.usage(name)
+        used = ((bought_by + p.held[None, None, :]) @ use).max(axis=0)  # the most any scenario uses
+        limit = pp.capacity[name]
+        prices = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
+        with np.errstate(invalid="ignore"):
+            room = np.where(np.isfinite(limit), (limit - used) / np.maximum(1.0, np.abs(limit)), np.inf)
+        tight = np.isfinite(limit) & (limit - used <= BINDING_TOLERANCE * np.maximum(1.0, np.abs(limit)))
+        binds = (prices > 0) | tight
+        t = int(np.argmax(prices)) if (prices > 0).any() else int(np.argmin(room))
+        price = float(prices[t])
+        out.append({"capacity": name, "unit": unit, "used": float(used[t]), "limit": float(limit[t]),
+                    "slack": float(limit[t] - used[t]), "binding": bool(binds[t]), "shadow_price": price,
+                    "shadow_usd": price / lam if pricing else 0.0, "period": pp.names[t],
+                    "binding_runs": int(binds.sum())})  # fmt: skip
+    return pd.DataFrame(out)

@@ -1,0 +1,72 @@
+"""A value certified by the dual alone: the best value of a one-scenario concave problem, proven
+within a tolerance without building a model.
+
+For the numbers an analysis needs in bulk and never shows as a plan — the wait-and-see value of
+each scenario behind EVPI — the Lagrangian dual (:mod:`procure.program.dual`) gives an upper
+bound g(μ) for its multipliers, and the hours at those multipliers, made exact by
+:mod:`procure.program.solve.polish` and checked against every row, a feasible plan whose true value
+is a lower bound. When the two agree within the tolerance the value is certified exactly as a
+plan's is (both bounds proven); otherwise, or where the problem does not qualify (integer terms,
+an S-shaped or hill curve), the caller solves the Pyomo program instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dual import solve_dual
+from ..numbers.bounds import source_arrays
+from ..numbers.problem import Mode, Problem
+from ..paths import eligible
+from ..readout.plan import VALUE_ABS_TOLERANCE
+from ..rows import capacity_rows_of, coupling_rows
+from .polish import exact_hours
+
+
+def dual_certified_value(problem: Problem, tolerance: float, start: np.ndarray | None = None) -> float | None:
+    """The best value of ``problem`` (budget mode) certified within ``tolerance`` by the dual
+    alone [own-hour equivalents], or None where it does not qualify or the bounds do not close.
+
+    ``start``, when given, is where the dual's Newton steps start (the multipliers of a problem
+    like this one, such as the scenario before: fewer steps); the certificate does not depend on it.
+    """
+    found = dual_certified(problem, tolerance, start)
+    return None if found is None else found[0]
+
+
+def dual_certified(
+    problem: Problem, tolerance: float, start: np.ndarray | None = None
+) -> tuple[float, np.ndarray] | None:
+    """:func:`dual_certified_value` and the multipliers it ended at (to start the next one from).
+
+    Where the dual started from ``start`` does not certify, it is tried once more from its own
+    start (from another problem's multipliers the method may end at a kink it cannot leave).
+    """
+    found = _certified(problem, tolerance, start)
+    if found is None and start is not None:
+        found = _certified(problem, tolerance, None)
+    return found
+
+
+def _certified(problem: Problem, tolerance: float, start: np.ndarray | None) -> tuple[float, np.ndarray] | None:
+    """One attempt of :func:`dual_certified` from ``start``."""
+    if problem.mode is not Mode.BUDGET:
+        return None
+    a = source_arrays(problem)
+    if not eligible(a):
+        return None
+    names = capacity_rows_of(problem)
+    budget = float(problem.budget or 0.0)
+    rows = coupling_rows(problem, budget, names)
+    if start is not None and len(start) != len(rows.b):
+        start = None
+    dual = solve_dual(a, rows, start)
+    exact = exact_hours(problem, a, names, budget, dual.x, dual.mu, -math.inf)
+    if exact is None or not math.isfinite(exact.bound):
+        return None
+    upper = max(exact.bound, exact.value)
+    if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
+        return exact.value, np.asarray(dual.mu, dtype=float)
+    return None

@@ -1,0 +1,378 @@
+"""Solving the program: build it, refine until certified, re-solve after a change, read the duals.
+
+How (measured on 2 cores; ``benchmarks/solve_scaling.py``):
+
+* The model (:mod:`procure.program.model.build`) bounds every curve from above, so the solver's
+  bound is an upper bound on the true optimum, and the plan's true value a lower bound.
+* Each round that does not certify makes progress it can prove (:mod:`procure.program.solve.refine`):
+  it adds a block of tangent cuts to the model that cut off the current point by more than the
+  solver's tolerance (never a cut twice), or it splits the breakpoints of the S-shaped curves
+  where the gap lies.
+* The model goes to HiGHS as one sparse matrix derived from it (:mod:`procure.program.model.highs`):
+  each new cut block is appended as a batch of rows, and a new budget or new costs, set on the
+  model's parameters, change the matrix in place, so HiGHS keeps its basis. A rebuilt model
+  keeps the cuts found so far.
+* Target mode (the least money that reaches a value, :mod:`procure.program.solve.target`) brackets
+  the money with budget-mode solves of one model.
+* Duals: the budget row's dual is λ; each capacity row's is its shadow price. With integer
+  variables, they are read from the LP with the integers fixed at the plan.
+
+The state of a program has one owner each: the costs and the budget are the model's mutable
+parameters (``cost``, ``budget``), the cuts are the model's blocks; :class:`Program` sets them
+and tells the hand-over to follow.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import highspy
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
+
+from ...defaults import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE
+from ...errors import Reason, SolveError, invalid
+from ...ledger.schema import OPTION_FIELDS
+from ...spec import check
+from ..model.build import BuiltModel, Formulation, build
+from ..model.forms import DEFAULT_HILL_POINTS
+from ..model.highs import SIMPLEX, HighsModel, Solution
+from ..numbers.bounds import check_lots
+from ..numbers.infrastructure import Infrastructure
+from ..numbers.periods import PeriodProblem, single_period
+from ..numbers.problem import Mode, Problem, check_budget
+from ..numbers.question import other_numbers
+from ..numbers.scenarios import ScenarioProblem, one_scenario
+from ..readout.plan import Plan
+from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
+from .diagnose import diagnose
+from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
+from .refine import refine
+from .state import Refined, Solved
+from .target import solve_target
+
+
+class Program:
+    """A built model and its persistent solver, re-solvable after a change of costs or budget.
+
+    Parameters
+    ----------
+    problem : Problem, ScenarioProblem or PeriodProblem
+        What to allocate: a problem (budget or target mode; one scenario), a scenario problem
+        (budget mode) or a problem over periods (:mod:`procure.program.numbers.periods`; budget or
+        target mode).
+    tolerance : float, default 1e-4
+        Relative gap to stop at: between the upper bound and the plan's true value (budget
+        mode), or between the least money and the plan's money (target mode).
+    time_limit : float, default 120
+        Wall-time limit for all the solves of one :meth:`solve` [s].
+    hill_points : int, default 17
+        Breakpoints of the first piecewise form of an S-shaped hill curve.
+    fixed_hours : numpy.ndarray, optional
+        Hours bought now of each source, fixed: the program then only chooses what each
+        scenario adds later (to value a given plan with recourse).
+    dual_guide : bool, default True
+        Place the cuts at the optimum the dual gives, where the program qualifies, so that one
+        solve certifies (:mod:`procure.program.dual`); False refines from spread first cuts
+        (the same plan within the tolerance; for comparison).
+    """
+
+    def __init__(
+        self,
+        problem: Problem | Formulation,
+        *,
+        tolerance: float = DEFAULT_TOLERANCE,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        hill_points: int = DEFAULT_HILL_POINTS,
+        fixed_hours: np.ndarray | None = None,
+        dual_guide: bool = True,
+    ) -> None:
+        if not (isinstance(tolerance, int | float) and 0 < tolerance < 1):
+            raise invalid("tolerance", tolerance, "must be a number > 0 and < 1")
+        time_limit = check(OPTION_FIELDS["time_limit"], time_limit)
+        if not (isinstance(hill_points, int) and hill_points >= 2):
+            raise invalid("hill_points", hill_points, "must be a whole number ≥ 2")
+        #: A one-period problem, solved as today's program (:func:`procure.program.numbers.periods.single_period`)
+        #: and read out over its period.
+        self.single: PeriodProblem | None = None
+        if isinstance(problem, PeriodProblem) and problem.count == 1 and problem.scenario_quality is None:
+            self.single, problem = problem, single_period(problem)
+        if isinstance(problem, ScenarioProblem) and problem.certain:
+            problem = problem.settled()  # the deterministic paths read the base's numbers
+        self.formulation: Formulation = (
+            problem if isinstance(problem, ScenarioProblem | PeriodProblem | Infrastructure) else one_scenario(problem)
+        )
+        self.tolerance = float(tolerance)
+        self.time_limit = float(time_limit)
+        self.build_seconds = 0.0
+        #: When the build and solves under way must end (:func:`time.perf_counter`) [s]: from
+        #: now until :meth:`solve` starts, then from its start.
+        self.deadline = time.perf_counter() + self.time_limit
+        #: How long the last build of the model took [s]: what a rebuild is expected to take.
+        self.last_build_seconds = 0.0
+        self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
+        self.dual_guide = bool(dual_guide)
+        self._first_hill_points = hill_points
+        self._built: BuiltModel | None = None
+        self._highs: HighsModel | None = None
+        #: What the last :meth:`solve` ended with (None before the first).
+        self.last: Solved | None = None
+        if self.problem.mode is Mode.BUDGET:
+            self._build(self.formulation)
+
+    @property
+    def problem(self) -> Problem:
+        """Today's numbers: the sources, their prices and bills, capacities and the question."""
+        return self.formulation.base
+
+    # ------------------------------------------------------------------ the built model
+
+    def _build(self, formulation: Formulation, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+        """Build the budget-mode model of ``formulation`` and hand it to a new HiGHS object,
+        keeping the cuts and breakpoints of the model it replaces."""
+        old = self._built
+        t0 = time.perf_counter()
+        if hill_breakpoints is None and old is not None:
+            hill_breakpoints = old.hill_breakpoints
+        with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
+            try:
+                self._built = build(formulation, hill_points=self._first_hill_points,
+                                    hill_breakpoints=hill_breakpoints, cuts=old.cuts() if old is not None else [],
+                                    fixed_hours=self.fixed_hours, dual_guide=self.dual_guide,
+                                    deadline=self.deadline)  # fmt: skip
+                self._highs = HighsModel(self._built, self.deadline)
+            except SolveError as exc:
+                if exc.reason is not Reason.TIME_LIMIT:
+                    raise
+                where = str(exc).split(" while ", 1)[-1]  # what the build was doing
+                raise SolveError(f"out of time: the time limit of {self.time_limit:g} s was reached while {where}",
+                                 Reason.TIME_LIMIT) from None  # fmt: skip
+        self.last_build_seconds = time.perf_counter() - t0
+        self.build_seconds += self.last_build_seconds
+
+    @property
+    def built(self) -> BuiltModel:
+        """The built model (in target mode, at the budget of the last solve)."""
+        if self._built is None:
+            raise invalid("model", None, "a target-mode program builds its model when it solves")
+        return self._built
+
+    @property
+    def model(self) -> pyo.ConcreteModel:
+        """The Pyomo model: the program that is solved, its cuts and piecewise forms included.
+
+        Solved by any Pyomo solver it gives the plan's upper bound; ``model.write("plan.lp")``
+        writes the program that was solved.
+        """
+        return self.built.model
+
+    @property
+    def highs(self) -> HighsModel:
+        """The model as handed to HiGHS."""
+        if self._highs is None:
+            raise invalid("model", None, "a target-mode program builds its model when it solves")
+        return self._highs
+
+    @property
+    def budget(self) -> float:
+        """The budget the model holds [$] (its ``budget`` parameter)."""
+        return float(self.built.model.budget.value)
+
+    def _with_budget(self, budget: float) -> Formulation:
+        return replace(self.formulation, base=self.problem.asking(budget=budget, target=None))
+
+    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None:
+        """Rebuild at the bounds' budget, keeping cuts, breakpoints and the budget now set.
+
+        Raises
+        ------
+        SolveError
+            ``Reason.TIME_LIMIT`` where a build as long as the last would end past ``deadline``
+            (:func:`time.perf_counter`) [s]: a build once started runs to its end.
+        """
+        if time.perf_counter() + self.last_build_seconds > deadline:
+            raise SolveError(
+                f"out of time: the time limit of {self.time_limit:g} s would pass while the model is rebuilt with "
+                f"finer breakpoints (its last build took {self.last_build_seconds:.1f} s)",
+                Reason.TIME_LIMIT,
+            )
+        now = self.budget
+        self._build(self._with_budget(self.built.bounds_budget), hill_breakpoints=hill_breakpoints)
+        self._put_budget(now)
+
+    def _put_budget(self, budget: float) -> None:
+        self.built.model.budget.set_value(float(budget))
+        self.highs.sync_budget()
+
+    def at_budget(self, budget: float) -> None:
+        """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
+        b = self._built
+        bounded = b is not None and (
+            b.budget_dependent or b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()
+        )
+        if b is None or (bounded and budget > b.bounds_budget):
+            self._build(self._with_budget(budget))
+        else:
+            check_lots(self.problem, b.sources, budget)
+            self._put_budget(budget)
+
+    # ------------------------------------------------------------------ changes between solves
+
+    def set_budget(self, budget: float) -> None:
+        """A new budget [$] for the next :meth:`solve` (budget mode)."""
+        budget = check_budget(budget)
+        if self.problem.mode is not Mode.BUDGET:
+            raise invalid("budget", budget, "the program is in target mode: its money is what it finds")
+        self.formulation = replace(self.formulation, base=self.problem.asking(budget=budget))
+        self.at_budget(budget)
+
+    def reprice(self, problem: Problem) -> None:
+        """The same sources at new prices or bills (a new byte price, say) [$/h]; the cuts stay valid.
+
+        Sets the model's cost parameters (with recourse, the later costs too, which move with
+        the transport bill) and sends the changed coefficients to HiGHS, which keeps its basis;
+        rebuilds only where a source's bound came from the budget and would loosen.
+
+        Raises
+        ------
+        InputError
+            ``problem`` has other sources than the program's, other numbers than their prices
+            and bills (:data:`procure.program.numbers.question.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
+            program is over periods (one period included: its prices and bills are the periods
+            file's, which its read-out keeps).
+        """
+        if self.single is not None:
+            self.single.with_base(problem)  # refused, as for several periods: re-read the periods file
+        old = self.problem
+        if problem.n != old.n or not np.array_equal(
+            problem.sources["source"].to_numpy(), old.sources["source"].to_numpy()
+        ):
+            raise invalid("problem", "other sources", f"must price the same {old.n} sources, in the same order")
+        other = other_numbers(old, problem)
+        if other:
+            raise invalid("problem", f"other {other}", "must differ from the program's in prices and bills only "
+                          "(build a new Program for other numbers)")  # fmt: skip
+        cost = problem.cost
+        if not np.all(np.isfinite(cost) & (cost >= 0)):
+            raise invalid("cost", cost, f"must be {old.n} numbers ≥ 0 [$/h], one per source")
+        problem = problem.asking(budget=old.budget, target=old.target, max_share=old.max_share)
+        self.formulation = self.formulation.with_base(problem)
+        b = self._built
+        if b is None:
+            return
+        loosens = np.any(b.sources.budget_bounded & (cost < old.cost))
+        if loosens or (self.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded)):
+            self.rebuild()
+            return
+        check_lots(problem, b.sources, self.budget)
+        m = b.model
+        changed = np.flatnonzero(cost != old.cost)
+        # the costs were checked above (finite, ≥ 0), so Pyomo's own check per item is skipped
+        m.cost.store_values(dict(zip(changed.tolist(), cost[changed].tolist(), strict=True)), check=False)
+        if self.formulation.recourse_price_x is not None:
+            later = self.formulation.later_cost
+            for (k, i), param in m.later.items():
+                param.set_value(float(later[k, i]))
+        self.highs.sync_costs()
+
+    def set_costs(self, cost: np.ndarray) -> None:
+        """New all-in prices per hour [$/h], in source order, the purchase price taking the
+        change (the bill's terms stay the pipeline's); see :meth:`reprice`."""
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
+            raise invalid("cost", cost, f"must be {self.problem.n} numbers ≥ 0 [$/h], one per source")
+        self.reprice(self.problem.with_cost(cost))
+
+    # ------------------------------------------------------------------ one solver call
+
+    def solve_once(
+        self, deadline: float, *, rel_gap: float, cold: str = SIMPLEX, start: highspy.HighsSolution | None = None
+    ) -> Solution:
+        """One HiGHS solve of the model as it stands (``cold``: the method with no basis;
+        ``start``: a point to start from instead, see :meth:`procure.program.model.highs.HighsModel.solve`);
+        a :class:`SolveError` unless optimal."""
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise SolveError(
+                f"out of time: the time limit of {self.time_limit:g} s was reached while refining", Reason.TIME_LIMIT
+            )
+        sol = self.highs.solve(left, rel_gap, cold=cold, start=start)
+        if sol.status == "optimal":
+            return sol
+        if sol.status == "time":
+            raise SolveError(f"out of time: HiGHS reached the time limit of {self.time_limit:g} s", Reason.TIME_LIMIT)
+        if sol.status == "infeasible":
+            raise SolveError(diagnose(self.built), Reason.INFEASIBLE)
+        raise SolveError("unbounded: the value has no ceiling (a free, unlimited source?)", Reason.UNBOUNDED)
+
+    # ------------------------------------------------------------------ solving
+
+    def solve(self) -> Plan:
+        """Solve, refine until certified, and read the plan and the duals.
+
+        Raises
+        ------
+        SolveError
+            Infeasible (with its cause), unbounded, out of time, or not certified; its
+            ``reason`` says which.
+        """
+        t0 = time.perf_counter()
+        deadline = self.deadline = t0 + self.time_limit
+        with PauseGC():  # the cuts added are objects that live on with the model
+            if self.problem.mode is Mode.TARGET:
+                return solve_target(self, t0, deadline)
+            r = refine(self, deadline, self.tolerance)
+            r, lam, shadow = self.exact(r, deadline)
+            return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
+
+    def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
+        """A refined solve with its hours made exact, and its λ and shadow prices (see
+        :func:`procure.program.readout.solved.exact_solve`)."""
+        return exact_solve(self, r, deadline)
+
+    def read(
+        self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
+        money_lower_bound: float, t0: float,
+    ) -> Plan:  # fmt: skip
+        """The plan of a refined solve (and record it as :attr:`last`; see
+        :func:`procure.program.readout.solved.plan_of`)."""
+        self.last = Solved(hours=r.x, curve_hours=r.w, refined=r)
+        return plan_of(self, r, lam, shadow, rounds=rounds, gap=gap, money_lower_bound=money_lower_bound,
+                       t0=t0, single=self.single, build_seconds=self.build_seconds)  # fmt: skip
+
+    def money(self, r: Refined) -> float:
+        """The money a budget-mode solve uses [$] (see :func:`procure.program.readout.solved.money_of`)."""
+        return money_of(self, r)
+
+    def money_dual(self, r: Refined) -> float:
+        """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
+        return money_dual_of(self, r)
+
+    def period_rows(self) -> dict[str, list[int]]:
+        """Over periods, the matrix row of each money, capacity and mix row per period (see
+        :func:`procure.program.readout.periods.period_rows`)."""
+        return period_rows_of(self)
+
+    def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
+        """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
+        return duals_of(self, res)
+
+
+def solve_problem(
+    problem: Problem | Formulation, *, time_left: Callable[[], float] | None = None, **options: Any
+) -> Plan:
+    """Build and solve a problem: the plan, certified within ``tolerance`` (see :class:`Program`).
+
+    ``time_left``, when given, is asked once the model is built for the seconds the solve may
+    take [s] (so that the build counts against a command's time limit); it raises
+    :class:`SolveError` (``Reason.TIME_LIMIT``) when none are left.
+    """
+    program = Program(problem, **options)
+    if time_left is not None:
+        program.time_limit = float(time_left())
+    return program.solve()

@@ -1,0 +1,202 @@
+"""Refine until certified: solve the model, compare each curve's credit with its true value,
+and add what closes the gap where it lies.
+
+Every round either certifies (the bound and the plan's true value agree within the
+tolerance), adds a block of tangent cuts that cut off the current point by more than
+:data:`CUT_MIN_EXCESS`, splits the segments of the hill curves' piecewise forms around the
+plan point where the gap lies (a rebuild that keeps the cuts), or tightens the MIP gap when
+that is where the gap lies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import Reason, SolveError
+from ..dual import solve_dual, solve_expected_dual
+from ..model.crossover import start_from
+from ..model.forms import add_cuts, initial_points, refined_breakpoints
+from ..numbers.periods import PeriodProblem
+from ..numbers.scenarios import ScenarioProblem
+from ..paths import eligible, qualifies
+from ..readout.plan import VALUE_ABS_TOLERANCE, closes, relative_gap
+from ..rows import CouplingRows, coupling_rows
+from .polish import FEASIBILITY, Polished, polish_from
+from .state import Refined, Solving
+
+#: Most refinement rounds of one solve; a safety net: every round makes progress.
+MAX_ROUNDS = 200
+#: A curve gets a new cut when the LP credits it with more than this share of the plan's
+#: value above its curve [1] ...
+CUT_THRESHOLD = 1e-9
+#: ... and more than this, ten times HiGHS's primal feasibility tolerance (1e-7), so that the
+#: new cut cuts the current point off by more than the solver can blur [own-hour equivalents].
+CUT_MIN_EXCESS = VALUE_ABS_TOLERANCE
+#: HiGHS's relative MIP gap, as a share of the certification tolerance [1].
+MIP_GAP_SHARE = 0.1
+#: HiGHS's method for the first solve of a linear model with no basis and no starting point:
+#: interior point, then crossover to a vertex (see :meth:`procure.program.model.highs.HighsModel.solve`;
+#: the dual-guided solve starts from the exact plan instead, :mod:`procure.program.model.crossover`);
+#: re-solves after new cuts start the dual simplex from that vertex.
+COLD_METHOD = "ipm"
+#: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
+TOLERANCE_FLOOR = 1e-9
+
+
+def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
+    """Solve ``program`` at its budget and refine until the bounds agree within ``tolerance``.
+
+    Raises
+    ------
+    SolveError
+        Not certified (solver precision, or :data:`MAX_ROUNDS` rounds), or what the solve raises.
+    """
+    guided = _guided(program, deadline, tolerance)
+    if guided is not None:
+        return guided
+    if program.built.cut_count == 0:  # built for the guide, which placed none: the spread first cuts
+        a = program.built.arrays
+        add_cuts(program.built, *initial_points(a))
+        program.highs.sync_cuts()
+    rel_gap = tolerance * MIP_GAP_SHARE
+    gap = math.inf
+    for rounds in range(1, MAX_ROUNDS + 1):
+        built = program.built
+        a = built.arrays
+        res = program.solve_once(deadline, rel_gap=rel_gap, cold=COLD_METHOD)
+        x = np.clip(res.x, 0.0, built.sources.upper)
+        w = np.clip(res.w, 0.0, a.upper)
+        _e, v = a.value_of(w)
+        true_value = built.true_objective(v)
+        bound = res.bound
+        upper = max(float(bound), true_value)
+        gap = relative_gap(upper, true_value)
+        if closes(upper, true_value, tolerance):
+            return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
+        if not _progress(program, w, res.z, v, upper, float(bound) - res.objective, deadline):
+            if rel_gap > TOLERANCE_FLOOR:
+                rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
+                continue
+            raise SolveError(
+                f"not certified: the gap {gap:.2e} does not close below the tolerance {tolerance:.0e} "
+                "(solver precision): raise --tolerance",
+                Reason.NOT_CERTIFIED,
+            )
+    raise SolveError(
+        f"not certified: after {MAX_ROUNDS} rounds the gap is {gap:.2e}, above the tolerance "
+        f"{tolerance:.0e}: raise --tolerance",
+        Reason.NOT_CERTIFIED,
+    )
+
+
+def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | None:
+    """One solve with the model's cuts placed at the optimum the dual gives (see
+    :mod:`procure.program.dual`), for one scenario of concave curves with no integer terms: the
+    dual's multipliers and hours, made exact (:mod:`procure.program.solve.polish`), are where each curve
+    gets a tangent cut; the model solved once then bounds the plan within the tolerance. None
+    where the program does not qualify or the bound does not close (the loop goes on from there,
+    the cuts kept)."""
+    built = program.built
+    a = built.sources
+    if not program.dual_guide or program.fixed_hours is not None or isinstance(built.formulation, PeriodProblem):
+        return None
+    if not built.formulation.certain:
+        return _guided_expected(program, deadline, tolerance)
+    if built.has_integers or not eligible(a):
+        return None
+    rows = coupling_rows(program.problem, program.budget, built.capacity_names)
+    last = program.last
+    start = last.refined.mu if last is not None and last.refined.mu is not None else None
+    if start is not None and len(start) != len(rows.b):
+        start = None
+    dual = solve_dual(a, rows, start)
+    exact = polish_from(program, dual.x, dual.mu, -math.inf)
+    # Every curve gets a cut at the point found (the model may have been built without others);
+    # on a re-solve (a sweep's next point, a new budget) a curve whose point has not moved keeps
+    # the cut it has, and the one warm solve that follows certifies.
+    curves = np.arange(len(a.rate))
+    if add_cuts(built, curves, a.rate * (a.held + (exact.x if exact is not None else dual.x))):
+        program.highs.sync_cuts()
+    if exact is None:
+        return None
+    return _certified(program, exact, rows, deadline, tolerance, rounds=1)
+
+
+def _certified(
+    program: Solving, exact: Polished, rows: CouplingRows, deadline: float, tolerance: float, *, rounds: int
+) -> Refined | None:
+    """One solve of the model as it stands, from the exact plan where HiGHS has no basis yet
+    (:mod:`procure.program.model.crossover`); the exact plan, if its bound closes on it."""
+    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
+    start = None if program.highs.has_basis() else start_from(program.highs, exact.x, mu)
+    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD, start=start)
+    upper = max(float(res.bound), exact.value)
+    gap = relative_gap(upper, exact.value)
+    if not closes(upper, exact.value, tolerance):
+        return None
+    return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, rounds, res, mu=mu)
+
+
+def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Refined | None:
+    """The guided solve of an expected-value scenario program (:mod:`procure.program.expected`):
+    each (scenario, source) curve gets a cut at its effective hours at the dual's optimum, and the
+    model is solved once; None where the program does not qualify or the bound does not close."""
+    built = program.built
+    sp = built.formulation
+    a = built.sources
+    if not isinstance(sp, ScenarioProblem) or built.has_integers or not qualifies(sp, a):
+        return None
+    rows = coupling_rows(program.problem, program.budget, built.capacity_names)
+    dual = solve_expected_dual(sp, a, rows)
+    if not (dual.converged and np.all(np.isfinite(dual.x))):
+        return None
+    x = np.clip(dual.x, 0.0, a.room)
+    scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ x)
+    if np.any(rows.A @ x > rows.b + FEASIBILITY * scale):
+        return None
+    c = built.arrays
+    w = np.tile(x, sp.count)
+    if add_cuts(built, np.arange(len(c.rate)), c.rate * (c.held + w)):
+        program.highs.sync_cuts()
+    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
+    _e, v = c.value_of(w)
+    true_value = built.true_objective(v)
+    upper = max(float(res.bound), true_value)
+    gap = relative_gap(upper, true_value)
+    if not closes(upper, true_value, tolerance):
+        return None
+    return Refined(program.budget, x, w, true_value, upper, gap, 1, res)
+
+
+def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float,
+              deadline: float) -> bool:  # fmt: skip
+    """Make the round's progress where the gap lies; False if neither cuts nor breakpoints help.
+
+    ``w`` is the hours each curve's value is read at, ``z`` the value the model credits each
+    curve, ``v`` its true value, ``mip_gap`` the solver's bound less its objective.
+    """
+    built = program.built
+    a = built.arrays
+    excess = z - v
+    over = excess > max(CUT_THRESHOLD * max(1.0, abs(upper)), CUT_MIN_EXCESS)
+    cut_part = float(np.sum(np.maximum(excess[a.concave], 0.0)))
+    hill_part = float(np.sum(np.maximum(excess[~a.concave], 0.0)))
+    mip_part = max(0.0, mip_gap)
+    if mip_part > cut_part + hill_part:
+        return False  # the gap is the branch and bound's: tighten it
+    candidates = np.flatnonzero(over & a.concave)
+    if len(candidates) and (cut_part >= hill_part or not np.any(over & ~a.concave)):
+        added = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + w[candidates]))
+        if added:
+            program.highs.sync_cuts()
+            return True
+    coarse = [i for i in np.flatnonzero(over & ~a.concave).tolist() if i in built.hill_breakpoints]
+    if coarse:
+        points = dict(built.hill_breakpoints)
+        for i in coarse:
+            points[i] = refined_breakpoints(points[i], float(w[i]))
+        program.rebuild(hill_breakpoints=points, deadline=deadline)
+        return True
+    return False

@@ -1,0 +1,99 @@
+"""The wait-and-see values of many scenarios at once: one Lagrangian dual per scenario, all
+minimised together, each certified by its own bounds.
+
+EVPI needs, for every scenario ω, the best value of the deterministic problem at ω's numbers
+(:meth:`procure.program.numbers.scenarios.ScenarioProblem.scenario`). Where that problem qualifies
+for the dual (:func:`procure.program.paths.eligible`: concave curves with a closed-form
+inverse derivative, no integer terms), its dual is one problem of
+:class:`procure.program.dual.terms.CurveTerms` with ω's rates, scales and rows; the scenarios
+share the sources, their curves, boxes and the shape of their coupling rows, so the K duals are
+minimised as one batch by the program's one minimiser (:mod:`procure.program.dual.newton`):
+every evaluation is a few array operations on K × n numbers, and each projected Newton step
+solves K small systems at once.
+
+Each scenario's value is certified exactly as :func:`procure.program.solve.certify.dual_certified`
+certifies one: the dual at its final multipliers, ``g_ω(μ_ω)``, is an upper bound on the
+optimum for every ``μ_ω ≥ 0`` (weak duality); the hours there, clipped to their boxes, with the
+hours that break a coupling row (by float noise) scaled down until it holds
+(:func:`procure.program.rows.within_rows`), are a feasible plan whose true value is a lower
+bound. A scenario is certified when the two are within the tolerance; its value is the lower
+bound (a plan's value). A scenario that is not certified gets ``None``, and the caller solves it
+on its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..dual.newton import minimise
+from ..dual.terms import CurveTerms
+from ..numbers.bounds import CurveArrays, source_arrays
+from ..numbers.problem import Mode
+from ..numbers.scenarios import ScenarioProblem
+from ..paths import eligible
+from ..readout.plan import VALUE_ABS_TOLERANCE
+from ..rows import capacity_rows_of, coupling_rows, mix_coefficients, within_rows
+from .polish import FEASIBILITY
+
+
+def _qualified_arrays(sp: ScenarioProblem) -> CurveArrays | None:
+    """The sources' arrays where the scenarios' duals can be minimised together, else None."""
+    if sp.base.mode is not Mode.BUDGET or sp.count == 0:
+        return None
+    a = source_arrays(sp.base)
+    return a if eligible(a) else None
+
+
+def qualifies(sp: ScenarioProblem) -> bool:
+    """True where the scenarios' duals can be minimised together: budget mode, concave curves
+    with a closed-form inverse derivative, no integer terms (the sources' curves are the same in
+    every scenario, only their rates and scales move)."""
+    return _qualified_arrays(sp) is not None
+
+
+def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | None]:
+    """Each scenario's best value, certified within ``tolerance`` by its dual [own-hour
+    equivalents], or None where it is not (the caller solves that scenario on its own).
+
+    All None where the problem does not qualify: target mode, integer terms, a curve the dual
+    cannot invert (:func:`procure.program.paths.eligible`).
+    """
+    base = sp.base
+    count = sp.count
+    a = _qualified_arrays(sp)
+    if a is None:
+        return [None] * count
+    names = capacity_rows_of(base)
+    rows = coupling_rows(base, float(base.budget or 0.0), names)
+    A = np.repeat(rows.A[None], count, axis=0)
+    b = np.repeat(rows.b[None], count, axis=0)
+    if sp.recourse_price_x is not None:
+        later = np.where(sp.later_ok[None, :], sp.recourse_price_x * sp.later_cost, np.inf)
+        A[:, 0, :] = np.minimum(base.cost[None, :], later)
+    first_mix = 1 + len(names)
+    for j, (key, share) in enumerate(base.max_share.items()):
+        coef = mix_coefficients(sp.rate, base.members(key), share)
+        A[:, first_mix + j, :] = coef
+        b[:, first_mix + j] = -(coef @ a.held)
+    d = CurveTerms(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
+    found = minimise(d)
+    lower, good = _certified(d, np.arange(count), found.mu, found.bound, found.x, tolerance)
+    return [float(v) if ok else None for v, ok in zip(lower, good, strict=True)]
+
+
+def _certified(d: CurveTerms, sel: np.ndarray, mu: np.ndarray, upper: np.ndarray, x: np.ndarray,
+               tolerance: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The scenarios ``sel``'s lower bounds and which of them are certified (see the module):
+    their multipliers ``mu``, bounds ``upper`` = g(μ) and hours ``x`` at μ (rows of ``sel``)."""
+    A, b = d.A[sel], d.b[sel]
+    finite = np.all(np.isfinite(x), axis=1) & np.isfinite(upper)
+    x = np.where(finite[:, None], np.clip(np.nan_to_num(x, posinf=0.0), 0.0, d.room), 0.0)
+    x = within_rows(A, b, x)
+    met = np.all(np.isfinite(x), axis=1)
+    x = np.where(met[:, None], x, 0.0)
+    used = np.einsum("kmn,kn->km", A, x)
+    scale = np.maximum(1.0, np.abs(b) + np.einsum("kmn,kn->km", np.abs(A), np.abs(x)))
+    feasible = np.all(used <= b + FEASIBILITY * scale, axis=1) & met
+    lower = d.values(x, sel)
+    closes = upper - lower <= np.maximum(tolerance * np.abs(upper), VALUE_ABS_TOLERANCE)
+    return lower, finite & feasible & closes & np.isfinite(lower) & (mu >= 0).all(axis=1)
