@@ -202,11 +202,11 @@ def test_integer_terms_are_not_batched():
 
 def test_a_scenario_no_step_certifies_leaves_the_batch_soon():
     """The default ledger with its twin linear, at a budget where one scenario sits at the twin's
-    kink with no kink step and no dual simplex step holding: Newton's step there is taken at most
-    ``KINK_NEWTON_STEPS`` times before the scenario leaves the batch, in about a thousand
-    evaluations of its dual (2,624 when it stepped on until the batch's last step). The scenario
-    sits on a knife's edge: on some processors the rounding lets a step hold and the batch
-    certifies it, which must then agree with the scenario solved on its own."""
+    kink with no kink step and no dual simplex step holding: the minimiser stops it where no step
+    makes progress, in at most 1,500 evaluations of its dual (2,624 when it stepped on until the
+    batch's last step). The scenario sits on a knife's edge: on some processors the rounding lets
+    a step hold and the batch certifies it, which must then agree with the scenario solved on its
+    own."""
     ledger = load_ledger()
     s = ledger.sources.copy()
     s.loc[s["source"] == "twin", "curve"] = "linear"
