@@ -95,3 +95,30 @@ def test_settings_are_checked_against_their_ranges():
         fit(simulated(), DEFAULT, prior_sd_exchange_rate=-1, **FAST)
     with pytest.raises(InputError, match="setting 'stepz' is unknown"):
         fit(simulated(), DEFAULT, stepz=3)
+
+
+def test_ctrl_c_while_sampling_stops_between_steps_without_the_samplers_traceback(capfd):
+    # Ctrl-C arriving inside the log posterior (where the sampler spends its time): emcee's
+    # wrapper printed the whole traceback before the command's one line; now the interrupt is
+    # raised after the step, outside that wrapper, and nothing is printed
+    import os
+    import signal
+
+    from procure.analyses.fit.sampler import sample
+
+    calls = [0]
+
+    def log_posterior(theta: np.ndarray) -> np.ndarray:
+        calls[0] += 1
+        if calls[0] == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return -0.5 * np.sum(theta**2, axis=1)
+
+    start = np.random.default_rng(0).normal(size=(8, 2))
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        sample(log_posterior, start, steps=1_000, burn_in=0, seed=1)
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "emcee" not in out + err
+    assert 3 <= calls[0] <= 4  # stopped at the end of the step it arrived in
+    assert signal.getsignal(signal.SIGINT) is before

@@ -11,11 +11,19 @@ Diagnostics of the kept steps: the mean acceptance fraction; the effective sampl
 coordinate, walkers × steps over the integrated autocorrelation time (emcee's estimate); and the
 split R-hat (Gelman et al., BDA3 §11.4) with the walkers in ``rhat_groups`` groups, each group
 one chain of its walkers' steps, each chain split in halves.
+
+Ctrl-C while the sampler runs stops it between two of its steps: emcee wraps the log posterior
+in a handler that prints the traceback of any exception raised inside it, Ctrl-C's included, so
+during sampling Ctrl-C only sets a flag, read after each step, and the interrupt is raised there
+(outside emcee's wrapper): the command then ends with its one line, as every command does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +85,22 @@ def start_points(log_posterior: Callable[[np.ndarray], np.ndarray], centre: np.n
     return u[best]
 
 
+@contextmanager
+def interrupt_between_steps() -> Iterator[Callable[[], bool]]:
+    """While in the block, Ctrl-C (SIGINT) sets a flag instead of raising; yields the flag's
+    reader. The previous handler is restored on leaving. Off the main thread (where a handler
+    cannot be set) Ctrl-C is left as it is."""
+    hit = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield hit.is_set
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: hit.set())
+    try:
+        yield hit.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def sample(log_posterior: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int, burn_in: int,
            seed: int) -> Chain:  # fmt: skip
     """Run emcee from ``start`` (walkers × coordinates) for ``burn_in + steps`` steps.
@@ -93,7 +117,10 @@ def sample(log_posterior: Callable[[np.ndarray], np.ndarray], start: np.ndarray,
     sampler = emcee.EnsembleSampler(walkers, dim, log_posterior, vectorize=True)
     sampler.random_state = np.random.RandomState(seed % 2**32).get_state()
     began = time.perf_counter()
-    sampler.run_mcmc(start, burn_in + steps, progress=False)
+    with interrupt_between_steps() as interrupted:
+        for _state in sampler.sample(start, iterations=burn_in + steps, progress=False):
+            if interrupted():
+                raise KeyboardInterrupt
     seconds = time.perf_counter() - began
     chain = sampler.get_chain(discard=burn_in)
     lp = sampler.get_log_prob(discard=burn_in)
