@@ -258,6 +258,19 @@ def evaluate(frame: pd.DataFrame) -> pd.DataFrame:
     return f
 
 
+def at_byte_price_x(bytes_usd_: ArrayLike, cores_usd_: ArrayLike, idle_usd_: ArrayLike,
+                    multiplier: ArrayLike) -> tuple[ArrayLike, ArrayLike]:  # fmt: skip
+    """The bytes term and the bill of an hour with the byte price multiplied by ``multiplier``
+    [$ per recorded hour]: the bytes term scales, the cores and idle terms do not (seed §6).
+
+    The one route by which a byte-price multiplier reaches a price: a problem repriced
+    (:meth:`procure.program.numbers.problem.Problem.with_byte_price_x`) and each purchase option
+    of the infrastructure (:func:`procure.program.numbers.infrastructure.infrastructure`).
+    """
+    scaled = multiplier * bytes_usd_
+    return scaled, scaled + cores_usd_ + idle_usd_
+
+
 def reformat_core_hours(
     frames: ArrayLike,
     width: ArrayLike,

@@ -251,3 +251,19 @@ def test_a_source_re_encoded_at_the_model_side_is_priced_as_the_clusters_h264():
     got, want = transport(kept, ledger.cluster), transport(h264, ledger.cluster)
     np.testing.assert_allclose(got["core_fps_1080p"], want["core_fps_1080p"], rtol=0)
     np.testing.assert_allclose(got["bill_usd"], want["bill_usd"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.3, 1.0, 7.5])
+def test_each_options_bill_at_a_byte_price_is_the_pipelines_with_the_byte_price_moved(x):
+    # the multiplier reaches the options' prices by the bill's one route (the bytes term
+    # scaled); the pipeline run on a cluster whose byte price is moved gives the same bills
+    ledger = load_ledger()
+    p = from_ledger(ledger, budget=10_000).with_byte_price_x(x)
+    inf = infrastructure(p, ledger.sources, ledger.cluster, formats=["recorded", "decoded"], byte_price_x=x)
+    moved = ledger.cluster.replace(byte_usd_per_gb=ledger.cluster.byte_usd_per_gb * x)
+    for fmt in ("recorded", "decoded"):
+        table = transport(ledger.sources.assign(stored="decoded") if fmt == "decoded" else ledger.sources, moved)
+        mine = np.flatnonzero(inf.format == fmt)
+        assert len(mine)
+        expected = table["bill_usd"].to_numpy(float)[inf.source[mine]]
+        assert inf.bill[mine] == pytest.approx(expected, rel=1e-12, abs=1e-12)

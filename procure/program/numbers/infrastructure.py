@@ -233,7 +233,7 @@ def infrastructure(
     capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     recorded_least: dict[str, np.ndarray] = {}
     for c, count in enumerate(counts):
-        cl = cluster.replace(cores_per_accelerator=float(count), byte_usd_per_gb=cluster.byte_usd_per_gb * byte_price_x)
+        cl = cluster.replace(cores_per_accelerator=float(count))
         capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
         capacity["core_hours"].append(cl.core_hours_capacity)
         capacity["storage_gb"].append(cl.storage_gb)
@@ -260,7 +260,8 @@ def infrastructure(
                 rows["source"].append(i)
                 rows["format"].append(fmt)
                 rows["choice"].append(c)
-                b = float(table["bill_usd"].iloc[i])
+                b = float(bill.at_byte_price_x(float(table["bytes_usd"].iloc[i]), float(table["cores_usd"].iloc[i]),
+                                               float(table["idle_usd"].iloc[i]), byte_price_x)[1])  # fmt: skip
                 rows["bill"].append(b)
                 rows["reformat"].append(float(once[i]))
                 rows["cost"].append(float(price[i]) + b + float(once[i]))

@@ -245,12 +245,13 @@ class Problem:
     def with_byte_price_x(self, multiplier: float) -> Problem:
         """The problem with the byte price multiplied by ``multiplier`` (transport rescaled).
 
-        The one place a byte-price multiplier reaches the program: the bytes term of each
-        hour's transport bill scales, its cores and idle terms do not (seed §6).
+        The bytes term of each hour's transport bill scales, its cores and idle terms do not
+        (:func:`procure.pipeline.bill.at_byte_price_x`, the one route by which a multiplier
+        reaches a price).
         """
         multiplier = check_byte_price_x(multiplier)
-        bytes_ = multiplier * self.column("bytes_usd_per_hour")
-        bill_ = bytes_ + self.column("cores_usd_per_hour") + self.column("idle_usd_per_hour")
+        bytes_, bill_ = bill.at_byte_price_x(self.column("bytes_usd_per_hour"), self.column("cores_usd_per_hour"),
+                                             self.column("idle_usd_per_hour"), multiplier)  # fmt: skip
         share = bill.share_of_price(bill_, self.column("price_usd_per_hour"))
         changed = {"bytes_usd_per_hour": bytes_, "transport_usd_per_hour": bill_, "transport_share": share}
         return self._with_columns(changed)
