@@ -380,3 +380,21 @@ def test_a_mix_bound_holds_in_every_scenario_as_an_independent_lp_has_it(options
     bound = replace(problem, max_share={problem.sources["source"].iloc[top]: share})
     got, _want = _check_against_oracle(scenario_problem(bound, sc, **options))
     assert got.value < free.value * (1 - TOL)  # the bound binds
+
+
+@pytest.mark.parametrize(("n", "count", "seed"), CASES)
+def test_an_expected_value_certified_by_its_dual_alone_is_within_the_independent_lps_bounds(n, count, seed):
+    # the value EVPPI's groups take from the dual alone: where it certifies, it lies between the
+    # oracle's plan value and its LP bound (within the tolerance), started cold or from another
+    # problem's multipliers
+    from procure.program.solve.certify import expected_certified_value
+
+    problem, sc = _random_problem(n, count, seed)
+    sp = scenario_problem(problem, sc)
+    want = scenario_oracle.solve(sp)
+    cold, mu = expected_certified_value(sp, TOL / 10)
+    assert cold is not None and mu is not None
+    warm, _ = expected_certified_value(sp, TOL / 10, mu * 1.5)
+    for got in (cold, warm):
+        assert got is not None
+        assert want.value - TOL * abs(want.upper) <= got <= want.upper * (1 + 1e-9) + 1e-9

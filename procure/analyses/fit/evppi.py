@@ -46,10 +46,23 @@ GROUPS_PER_CHUNK = 5
 
 
 def group_values(options: dict[str, Any], problems: list[ScenarioProblem]) -> list[float]:
-    """The certified optimum of each scenario problem [own-hour equivalents]; ``options`` has
-    ``tolerance`` and ``deadline`` (a module-level function, for Dask's workers)."""
+    """The certified optimum of each scenario problem [own-hour equivalents]: by its dual alone,
+    started where the previous group's ended, where that certifies it
+    (:func:`procure.program.solve.certify.expected_certified_value`), else by its Pyomo program;
+    ``options`` has ``tolerance`` and ``deadline`` (a module-level function, for Dask's
+    workers)."""
+    from ...program.solve.certify import expected_certified_value
+
     deadline: Deadline = options["deadline"]
-    return [solve_by(p, deadline, tolerance=float(options["tolerance"]))[1].value for p in problems]
+    tolerance = float(options["tolerance"])
+    values = []
+    mu = None  # the last group's multipliers: the next group, like it, starts from them
+    for p in problems:
+        if deadline.left() <= 0:
+            raise deadline.expired("before every group of EVPPI was solved")
+        by_dual, mu = expected_certified_value(p, tolerance, mu)
+        values.append(by_dual if by_dual is not None else solve_by(p, deadline, tolerance=tolerance)[1].value)
+    return values
 
 
 def subset(problem: ScenarioProblem, rows: np.ndarray) -> ScenarioProblem:

@@ -8,6 +8,11 @@ bound g(μ) for its multipliers, and the hours at those multipliers, made exact 
 is a lower bound. When the two agree within the tolerance the value is certified exactly as a
 plan's is (both bounds proven); otherwise, or where the problem does not qualify (integer terms,
 an S-shaped or hill curve), the caller solves the Pyomo program instead.
+
+The same holds for an expected-value program over scenarios (:func:`expected_certified_value`,
+the groups behind EVPPI): its dual is that of the probability-weighted curves
+(:class:`procure.program.dual.family.FamilyTerms`), and the hours at its multipliers, pulled
+inside the rows, a feasible plan whose expected value is the lower bound.
 """
 
 from __future__ import annotations
@@ -17,12 +22,16 @@ import math
 import numpy as np
 
 from ..dual import solve_dual
+from ..dual.family import FamilyTerms
+from ..dual.newton import minimise
 from ..numbers.bounds import source_arrays
 from ..numbers.problem import Mode, Problem
-from ..paths import eligible
+from ..numbers.scenarios import ScenarioProblem
+from ..paths import eligible, qualifies
 from ..readout.plan import VALUE_ABS_TOLERANCE
 from ..rows import capacity_rows_of, coupling_rows
 from .polish import exact_hours
+from .wait_and_see import certified_values
 
 
 def dual_certified_value(problem: Problem, tolerance: float, start: np.ndarray | None = None) -> float | None:
@@ -70,3 +79,26 @@ def _certified(problem: Problem, tolerance: float, start: np.ndarray | None) -> 
     if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
         return exact.value, np.asarray(dual.mu, dtype=float)
     return None
+
+
+def expected_certified_value(problem: ScenarioProblem, tolerance: float,
+                             start: np.ndarray | None = None) -> tuple[float | None, np.ndarray | None]:  # fmt: skip
+    """The best expected value of a scenario program (budget mode, no risk weight, recourse or
+    mix bound, concave curves the dual prices, no integer terms) certified within ``tolerance``
+    by its dual alone [own-hour equivalents], or None where it does not qualify or the bounds do
+    not close (the caller then solves the Pyomo program); and the multipliers the dual ended at
+    (None where it did not run), to start the next such program from (``start``: fewer steps
+    for a program like this one; the certificate does not depend on it)."""
+    base = problem.base
+    if base.mode is not Mode.BUDGET:
+        return None, None
+    a = source_arrays(base)
+    if not qualifies(problem, a):
+        return None, None
+    rows = coupling_rows(base, float(base.budget or 0.0), capacity_rows_of(base))
+    terms = FamilyTerms(problem, a, rows)
+    if start is not None and len(start) != len(rows.b):
+        start = None
+    found = minimise(terms, None if start is None else start[None])
+    lower, good = certified_values(terms, found.mu, found.bound, found.x, tolerance)
+    return (float(lower[0]) if bool(good[0]) else None), found.mu[0]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dual.newton import minimise
-from ..dual.terms import CurveTerms
+from ..dual.terms import CurveTerms, Terms
 from ..numbers.bounds import CurveArrays, source_arrays
 from ..numbers.problem import Mode
 from ..numbers.scenarios import ScenarioProblem
@@ -77,14 +77,15 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
         b[:, first_mix + j] = -(coef @ a.held)
     d = CurveTerms(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
     found = minimise(d)
-    lower, good = _certified(d, np.arange(count), found.mu, found.bound, found.x, tolerance)
+    lower, good = certified_values(d, found.mu, found.bound, found.x, tolerance)
     return [float(v) if ok else None for v, ok in zip(lower, good, strict=True)]
 
 
-def _certified(d: CurveTerms, sel: np.ndarray, mu: np.ndarray, upper: np.ndarray, x: np.ndarray,
-               tolerance: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The scenarios ``sel``'s lower bounds and which of them are certified (see the module):
-    their multipliers ``mu``, bounds ``upper`` = g(μ) and hours ``x`` at μ (rows of ``sel``)."""
+def certified_values(d: Terms, mu: np.ndarray, upper: np.ndarray, x: np.ndarray,
+                     tolerance: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Each problem's lower bound and whether it is certified (see the module): its multipliers
+    ``mu``, bound ``upper`` = g(μ) and hours ``x`` at μ, one row per problem of ``d``."""
+    sel = np.arange(len(upper))
     A, b = d.A[sel], d.b[sel]
     finite = np.all(np.isfinite(x), axis=1) & np.isfinite(upper)
     x = np.where(finite[:, None], np.clip(np.nan_to_num(x, posinf=0.0), 0.0, d.room), 0.0)
