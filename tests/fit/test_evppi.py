@@ -169,3 +169,13 @@ def test_more_groups_than_draws_is_refused_before_any_work():
     with pytest.raises(InputError, match=r"^groups = 11 is invalid: must be at most the draws \(10\)"):
         draws_and_groups({"draws": 400, "groups": 10}, 10, 11)
     assert draws_and_groups({"draws": 400, "groups": 10}, None, None) == (400, 10)
+
+
+def test_the_groups_solved_are_reported_as_they_end(two_sources):
+    rho, k = _design(4, 8, seed=0)
+    problem = _problem(two_sources, rho, k)
+    names = pd.DataFrame({"source": ["twin", "twin"], "parameter": ["exchange_rate", "saturation_hours"]})
+    seen: list[tuple[int, int]] = []
+    evppi(problem, names, np.column_stack([rho, k]), groups=4, workers=1, progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1] == (8, 8) and all(t == 8 for _d, t in seen)
+    assert [d for d, _t in seen] == sorted(d for d, _t in seen)

@@ -122,3 +122,13 @@ def test_ctrl_c_while_sampling_stops_between_steps_without_the_samplers_tracebac
     assert "Traceback" not in out + err and "emcee" not in out + err
     assert 3 <= calls[0] <= 4  # stopped at the end of the step it arrived in
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_the_sampler_reports_each_step():
+    from procure.analyses.fit.sampler import sample
+
+    seen: list[tuple[int, int]] = []
+    start = np.random.default_rng(0).normal(size=(8, 2))
+    sample(lambda t: -0.5 * np.sum(t**2, axis=1), start, steps=30, burn_in=10, seed=1,
+           progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert seen == [(i, 40) for i in range(1, 41)]

@@ -27,6 +27,7 @@ run in chunks (:mod:`procure.analyses.scale`), here or on Dask, as EVPI's do.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -127,6 +128,7 @@ def evppi(
     time_limit: float = DEFAULT_TIME_LIMIT,
     scheduler: str | None = None,
     workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Information:
     """EVPPI of each number over the scenarios of ``problem`` (see the module).
 
@@ -142,6 +144,8 @@ def evppi(
         Groups of draws per number (≥ 2).
     tolerance, time_limit, scheduler, workers
         As :func:`procure.analyses.uncertainty.solve_uncertain` takes them.
+    progress : callable, optional
+        ``progress(done, total)`` after each chunk of groups solved [groups].
 
     Raises
     ------
@@ -152,8 +156,15 @@ def evppi(
     plan = solve_uncertain(problem, tolerance=tolerance, scheduler=scheduler, workers=workers, deadline=deadline)
     parts = [subset(problem, g) for j in range(draws.shape[1]) for g in groups_of(draws[:, j], groups)]
     options = {"tolerance": tolerance, "deadline": deadline}
-    best = np.array(run_chunks(group_values, chunks(parts, GROUPS_PER_CHUNK), args=(options,), scheduler=scheduler,
-                               workers=workers, deadline=deadline))  # fmt: skip
+    batches = chunks(parts, GROUPS_PER_CHUNK)
+    sizes = np.cumsum([len(c) for c in batches])
+
+    def tick(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(int(sizes[done - 1]), len(parts))
+
+    best = np.array(run_chunks(group_values, batches, args=(options,), scheduler=scheduler, workers=workers,
+                               deadline=deadline, progress=tick))  # fmt: skip
     rows = []
     at = 0
     for j in range(draws.shape[1]):
@@ -222,6 +233,7 @@ def measure_next(
     time_limit: float = DEFAULT_TIME_LIMIT,
     scheduler: str | None = None,
     workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Information, float]:
     """EVPPI of each number a fit freed, at ``budget``, from ``draws`` posterior draws, and
     the expected value under the posterior of the plan made with the ledger's guesses.
@@ -257,5 +269,5 @@ def measure_next(
     names = pd.DataFrame({"source": [f.source for f in fitted.model.free],
                           "parameter": [f.column for f in fitted.model.free]})  # fmt: skip
     info = evppi(request.scenarios, names, values, groups=g, tolerance=tolerance, time_limit=time_limit,
-                 scheduler=scheduler, workers=workers)  # fmt: skip
+                 scheduler=scheduler, workers=workers, progress=progress)  # fmt: skip
     return info, ledger_plan_value(request.scenarios, tolerance)[0]

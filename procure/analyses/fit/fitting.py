@@ -12,6 +12,7 @@ what the runs say, and the cells that ``--write`` sets (:meth:`Fit.ledger_change
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -298,6 +299,7 @@ def fit(
     fit: tuple[str, ...] | list[str] | None = None,
     link: str | None = None,
     likelihood: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **settings: float,
 ) -> Fit:
     """Fit the ledger's value numbers to a team's training runs.
@@ -316,6 +318,8 @@ def fit(
         ``exp`` or ``hyperbolic`` for successes (default ``exp``), ``power`` for a score.
     likelihood : str, optional
         For a score: ``normal`` (default) or ``student``.
+    progress : callable, optional
+        ``progress(done, total)`` after each of the sampler's steps.
     **settings : float
         Any of :data:`procure.analyses.fit.settings.FIT_SETTINGS` (``walkers``, ``steps``,
         ``burn_in``, ``seed``, prior widths …), each checked against its range.
@@ -347,7 +351,7 @@ def fit(
     walkers += walkers % 2
     start = start_points(model, model.centre, model.sd, model.low, model.high, walkers, int(values["start_draws"]),
                          rng)  # fmt: skip
-    chain = sample(model, start, int(values["steps"]), int(values["burn_in"]), int(values["seed"]))
+    chain = sample(model, start, int(values["steps"]), int(values["burn_in"]), int(values["seed"]), progress)
     parameters, link_table, diagnostics = _table(model, chain, values)
     diagnostics["walkers"] = walkers
     for pair in diagnostics["correlations"]:

@@ -102,8 +102,9 @@ def interrupt_between_steps() -> Iterator[Callable[[], bool]]:
 
 
 def sample(log_posterior: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int, burn_in: int,
-           seed: int) -> Chain:  # fmt: skip
-    """Run emcee from ``start`` (walkers × coordinates) for ``burn_in + steps`` steps.
+           seed: int, progress: Callable[[int, int], None] | None = None) -> Chain:  # fmt: skip
+    """Run emcee from ``start`` (walkers × coordinates) for ``burn_in + steps`` steps;
+    ``progress(done, total)`` after each step.
 
     Raises
     ------
@@ -118,9 +119,11 @@ def sample(log_posterior: Callable[[np.ndarray], np.ndarray], start: np.ndarray,
     sampler.random_state = np.random.RandomState(seed % 2**32).get_state()
     began = time.perf_counter()
     with interrupt_between_steps() as interrupted:
-        for _state in sampler.sample(start, iterations=burn_in + steps, progress=False):
+        for done, _state in enumerate(sampler.sample(start, iterations=burn_in + steps, progress=False), 1):
             if interrupted():
                 raise KeyboardInterrupt
+            if progress is not None:
+                progress(done, burn_in + steps)
     seconds = time.perf_counter() - began
     chain = sampler.get_chain(discard=burn_in)
     lp = sampler.get_log_prob(discard=burn_in)

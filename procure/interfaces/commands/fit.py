@@ -21,7 +21,7 @@ from ...fit_defaults import (
     SCORE_LIKELIHOODS,
 )
 from ..options import WORKERS_HELP, json_out_option, ledger_option, plot_option
-from ..terminal import console, outputs, say
+from ..terminal import console, outputs, progress, say
 
 _FIT_HELP = (f"What the runs free, comma-separated, repeatable: {', '.join(FIT_COLUMNS)} (for every source a run "
              f"uses) or SOURCE.COLUMN by source or kind. Default: {','.join(DEFAULT_FIT)}. An exchange rate of 1 "
@@ -120,14 +120,17 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
         out.will_edit(ledger_path / "sources.csv")
     require_emcee()
     ledger = load_ledger(ledger_dir)
-    result = fit(runs_path, ledger, fit=_items(fit_items), link=link, likelihood=likelihood, walkers=walkers,
-                 steps=steps, burn_in=burn_in, seed=seed, draws=draws, groups=groups)  # fmt: skip
+    with progress(out, "sampling") as tick:
+        result = fit(runs_path, ledger, fit=_items(fit_items), link=link, likelihood=likelihood, walkers=walkers,
+                     steps=steps, burn_in=burn_in, seed=seed, draws=draws, groups=groups, progress=tick)  # fmt: skip
     record = result.to_dict()
     info = None
     if next_:
         from ...analyses.fit.evppi import measure_next
 
-        info, ledger_plan = measure_next(result, budget=budget, draws=draws, groups=groups, workers=workers)
+        with progress(out, "EVPPI groups") as tick:
+            info, ledger_plan = measure_next(result, budget=budget, draws=draws, groups=groups, workers=workers,
+                                             progress=tick)  # fmt: skip
         record["next"] = {**info.to_dict(), "budget": budget, "ledger_plan_expected_value": ledger_plan}
     if scenarios_out is not None:
         out.csv(result.scenarios_frame(draws))
