@@ -59,6 +59,32 @@ def mix_coefficients(rate: np.ndarray, members: np.ndarray, share: float) -> np.
     return np.asarray(rate, dtype=float) * (np.asarray(members, dtype=float) - share)
 
 
+def capacity_room(limit: float, use: np.ndarray, held: np.ndarray) -> float:
+    """A capacity row's right-hand side: what the hours already held leave of its ``limit``,
+    ``C − u·h0`` [its unit].
+
+    Parameters
+    ----------
+    limit : float
+        The capacity's limit (over periods, that period's) [its unit].
+    use : numpy.ndarray
+        Each source's use of it per hour [its unit per h].
+    held : numpy.ndarray
+        Hours already held [h].
+    """
+    return float(limit - np.asarray(use, dtype=float) @ np.asarray(held, dtype=float))
+
+
+def mix_row(rate: np.ndarray, members: np.ndarray, share: float, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A mix bound's row ``coef · x ≤ rhs`` over the hours bought, the hours ``held`` counted:
+    ``coef`` of :func:`mix_coefficients`, ``rhs = −coef · h0`` [effective h per h, effective h].
+
+    ``rate`` (and ``held``, broadcast against it) may carry leading axes (scenarios); ``rhs``
+    then has them."""
+    coef = mix_coefficients(rate, members, share)
+    return coef, -np.sum(coef * np.asarray(held, dtype=float), axis=-1)
+
+
 @dataclass(frozen=True)
 class CouplingRows:
     """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
@@ -86,12 +112,12 @@ def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) ->
         use = p.usage(name)
         names.append(name)
         rows.append(use)
-        rhs.append(float(p.capacity[name] - use @ p.held))
+        rhs.append(capacity_room(p.capacity[name], use, p.held))
     for key, share in p.max_share.items():
-        coef = mix_coefficients(p.rate, p.members(key), share)
+        coef, right = mix_row(p.rate, p.members(key), share, p.held)
         names.append(f"max_share:{key}")
         rows.append(coef)
-        rhs.append(float(-(coef @ p.held)))
+        rhs.append(float(right))
     return CouplingRows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
 
 
@@ -143,8 +169,8 @@ def plan_within(problem: Problem, x: np.ndarray, rates: np.ndarray | None = None
     A, b = [base.A[:plain]], [base.b[:plain]]
     for rate in np.atleast_2d(problem.rate if rates is None else rates):
         for key, share in problem.max_share.items():
-            coef = mix_coefficients(rate, problem.members(key), share)
+            coef, right = mix_row(rate, problem.members(key), share, problem.held)
             A.append(coef[None, :])
-            b.append(np.array([-(coef @ problem.held)]))
+            b.append(np.array([right]))
     within = within_rows(np.concatenate(A)[None], np.concatenate(b)[None], x[None])[0]
     return np.where(np.isfinite(within), within, x)

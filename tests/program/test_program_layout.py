@@ -108,3 +108,27 @@ def test_the_mix_coefficient_is_written_once():
                 if "member" in left and "share" in right:
                     places.append(name)
     assert places == [f"{ROOT}.rows"]
+
+
+def _held_use(node: ast.AST) -> bool:
+    """``… @ held`` (what the hours held use of a row), anywhere in ``node``."""
+    return any(
+        isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult) and "held" in ast.unparse(sub.right)
+        for sub in ast.walk(node)
+    )
+
+
+def test_the_rows_right_hand_sides_are_written_once():
+    # a right-hand side that takes off what the hours held use (a capacity's room ``C − u·h0``,
+    # a mix bound's ``−coef·h0``) is written in rows.py only, outside the numbers' own checks
+    # of a ledger; a readout of what a row uses (``u·(h0 + x)``) is no right-hand side
+    places = []
+    for name, path in MODULES.items():
+        if name.startswith(f"{ROOT}.numbers"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            taken_off = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _held_use(node.right)
+            negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _held_use(node.operand)
+            if taken_off or negated:
+                places.append(name)
+    assert set(places) == {f"{ROOT}.rows"}, places

@@ -24,7 +24,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..numbers.bounds import CurveArrays
 from ..numbers.periods import PeriodProblem
-from ..rows import has_row, mix_coefficients
+from ..rows import capacity_room, has_row, mix_row
 from .read import timed_rows
 
 
@@ -158,7 +158,7 @@ def add_capacity_rows(
         nz = np.flatnonzero(use).tolist()
         coefs = [float(use[i]) for i in nz for _tau in range(t + 1)]
         variables = [_m.y[k, tau, i] for i in nz for tau in range(t + 1)]
-        return _linear(coefs, variables) <= limit - float(use @ held)
+        return _linear(coefs, variables) <= capacity_room(limit, use, held)
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
     return rows
@@ -177,9 +177,8 @@ def add_mix_rows(
         """Mix bound g at run t of scenario ω, as a row in the runs' aged hours."""
         k, t = divmod(b, T)
         key = groups[g]
-        coef = mix_coefficients(pp.qualities[k], p.members(key), p.max_share[key])
+        coef, rhs = mix_row(pp.qualities[k], p.members(key), p.max_share[key], pp.age[0, t] * held)
         nz = np.flatnonzero(coef).tolist()
-        rhs = -float(coef @ (pp.age[0, t] * held))
-        return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= rhs
+        return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= float(rhs)
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

@@ -20,7 +20,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ..numbers.bounds import CurveArrays
 from ..numbers.problem import Problem
 from ..numbers.scenarios import ScenarioProblem
-from ..rows import capacity_rows_of, mix_coefficients
+from ..rows import capacity_room, capacity_rows_of, mix_row
 from .read import timed_rows
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def capacity_rows(
         """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
         use = problem.usage(r)
         nz = np.flatnonzero(use).tolist()
-        room = float(problem.capacity[r] - use @ a.held)
+        room = capacity_room(problem.capacity[r], use, a.held)
         return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
@@ -116,8 +116,8 @@ def mix_rows(
     def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
         """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
         key = groups[g]
-        coef = mix_coefficients(sp.rate[k], problem.members(key), problem.max_share[key])
+        coef, rhs = mix_row(sp.rate[k], problem.members(key), problem.max_share[key], a.held)
         nz = np.flatnonzero(coef).tolist()
-        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(-(coef @ a.held))
+        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(rhs)
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..rows import mix_coefficients
+from ..rows import capacity_room, mix_coefficients
 
 if TYPE_CHECKING:
     from ..model.build import BuiltModel
@@ -115,7 +115,7 @@ def capacity_rooms(built: BuiltModel) -> Iterator[tuple[np.ndarray, float]]:
     p = built.formulation.base
     for name in built.capacity_names:
         use = p.usage(name)
-        yield use, float(p.capacity[name] - use @ p.held)
+        yield use, capacity_room(p.capacity[name], use, p.held)
 
 
 def s_shaped(built: BuiltModel) -> np.ndarray | None:

@@ -32,7 +32,7 @@ from ..numbers.problem import Mode
 from ..numbers.scenarios import ScenarioProblem
 from ..paths import eligible
 from ..readout.plan import VALUE_ABS_TOLERANCE
-from ..rows import capacity_rows_of, coupling_rows, mix_coefficients, within_rows
+from ..rows import capacity_rows_of, coupling_rows, mix_row, within_rows
 from .polish import FEASIBILITY
 
 
@@ -72,9 +72,7 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
         A[:, 0, :] = np.minimum(base.cost[None, :], later)
     first_mix = 1 + len(names)
     for j, (key, share) in enumerate(base.max_share.items()):
-        coef = mix_coefficients(sp.rate, base.members(key), share)
-        A[:, first_mix + j, :] = coef
-        b[:, first_mix + j] = -(coef @ a.held)
+        A[:, first_mix + j, :], b[:, first_mix + j] = mix_row(sp.rate, base.members(key), share, a.held)
     d = CurveTerms(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
     found = minimise(d)
     lower, good = certified_values(d, found.mu, found.bound, found.x, tolerance)
