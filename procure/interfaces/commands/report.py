@@ -185,8 +185,18 @@ def report_command(ctx: click.Context, out: Path, pdf: Path | None, title: str, 
     start = time.monotonic()
     solution = request.solve()
     sweep = byte_price_points(solution.problem, time_left=lambda: request.time_limit - (time.monotonic() - start))
-    page = report_html(solution.to_dict(), _question(ctx, options["ledger_dir"]), sweep=sweep, title=title)
+    record = solution.to_dict()
+    page = report_html(record, _question(ctx, options["ledger_dir"]), sweep=sweep, title=title)
     files.file(out, lambda tmp: tmp.write_text(page, encoding="utf-8"), "Report")
     if pdf is not None and browser is not None:
         files.file(pdf, lambda tmp: print_pdf(page, tmp, browser), "PDF")
     files.commit()
+    say(_summary(record))
+
+
+def _summary(record: dict[str, Any]) -> str:
+    """One line of what the report holds: the money, the value and its certificate."""
+    value, gap = float(record["value"]), float(record["gap"])
+    money = f"${float(record['spent_usd']):,.2f}"
+    asked = f"the least money, {money}," if record["mode"] == "target" else f"{money}"
+    return f"The plan: {asked} for a value of {value:,.2f} own-hour equivalents (gap {100 * gap:.4f} %)."
