@@ -40,6 +40,7 @@ from ..install import install_command
 from ..pipeline.bill import SECONDS_PER_HOUR
 from ..pipeline.calibrate import DEFAULT_REPEAT, Progress, calibrate_file, calibration_steps, check_repeat
 from ..pipeline.streams import Stream, read_stream, require_av
+from .episode_rates import EpisodeRate, episode_rates
 from .lerobot_coverage import v2_coverage, v3_coverage
 from .lerobot_info import (
     DTYPE_BYTES,
@@ -91,18 +92,24 @@ class DatasetImport:
         videos on disk, files sampled, a variable frame rate, noisy decode rates.
     cameras : tuple of Camera
         Each camera's files on disk, measured (a v3.0 dataset with episodes tables).
+    episodes : tuple of EpisodeRate
+        Where asked (``per_episode``), each episode's bits per pixel per camera.
     """
 
     row: dict[str, Any]
     notes: tuple[str, ...] = ()
     cameras: tuple[Camera, ...] = ()
+    episodes: tuple[EpisodeRate, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The row's columns, ``notes`` (a list) and, for a v3.0 dataset with episodes tables,
-        ``per_camera`` (:class:`procure.ledger.lerobot_v3.Camera` each), JSON-ready."""
+        ``per_camera`` (:class:`procure.ledger.lerobot_v3.Camera` each) and where asked
+        ``per_episode`` (:class:`procure.ledger.episode_rates.EpisodeRate` each), JSON-ready."""
         out = {**self.row, "notes": list(self.notes)}
         if self.cameras:
             out["per_camera"] = [c.to_dict() for c in self.cameras]
+        if self.episodes:
+            out["per_episode"] = [e.to_dict() for e in self.episodes]
         return out
 
 
@@ -163,6 +170,7 @@ def import_lerobot(
     probe: bool = True,
     repeat: int = DEFAULT_REPEAT,
     progress: Progress | None = None,
+    per_episode: bool = False,
 ) -> DatasetImport:
     """A ledger row (keyed by ``sources.csv`` column) for a LeRobot dataset folder, and notes.
 
@@ -189,6 +197,9 @@ def import_lerobot(
         1 to :data:`procure.pipeline.calibrate.MAX_REPEAT`.
     progress : callable, optional
         ``progress(done, total)``, called as each file is read and each timed run ends.
+    per_episode : bool, default False
+        Also each episode's bits per pixel per camera, from the packets in its span (a v3.0
+        dataset with episodes tables, read with PyAV; :mod:`procure.ledger.episode_rates`).
 
     Returns
     -------
@@ -277,14 +288,22 @@ def import_lerobot(
     else:
         notes = _from_probes(row, root, info, cameras, files, runs, progress)
     per_camera: tuple[Camera, ...] = ()
+    rates: tuple[EpisodeRate, ...] = ()
+    if per_episode and not (episodes is not None and with_av):
+        why = "reading the packets needs PyAV" if episodes is not None else "it needs a v3.0 dataset's episodes tables"
+        notes.append(f"bits per pixel per episode not read: {why}")
     if episodes is not None:
         notes[:0] = hours_from_episodes(row, episodes, frames, path)
         declared = {c: str(video_info(videos[c]).get("video.codec", "")) for c in cameras}
-        measured, on_disk = cameras_on_disk(root, episodes, dict(zip(cameras, sizes, strict=True)), declared, with_av)
+        streams: dict[str, Stream] = {}
+        measured, on_disk = cameras_on_disk(root, episodes, dict(zip(cameras, sizes, strict=True)), declared, with_av,
+                                            streams)  # fmt: skip
         notes.extend([*on_disk, *apply_cameras(row, measured)])
         per_camera = tuple(measured)
+        if per_episode and with_av:
+            rates = tuple(episode_rates(episodes, measured, streams))
     check_row(path, row)
-    return DatasetImport(row, (*first, *notes), per_camera)
+    return DatasetImport(row, (*first, *notes), per_camera, rates)
 
 
 def _from_file_bytes(

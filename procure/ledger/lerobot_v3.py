@@ -23,14 +23,17 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..pipeline.bill import SECONDS_PER_HOUR
 from .lerobot_info import EPISODES_DIR, INFO_PATH, MAX_EPISODES, MAX_TOTAL_FRAMES, fail
+
+if TYPE_CHECKING:
+    from ..pipeline.streams import Stream
 
 #: The package that reads parquet files.
 PARQUET_PACKAGE = "pyarrow"
@@ -85,12 +88,14 @@ class Camera:
 
 @dataclass(frozen=True)
 class Episodes:
-    """What the episodes tables say: each episode's length [frames], and per camera the frames
-    each of its files should hold [frames], by path relative to the dataset folder."""
+    """What the episodes tables say: each episode's length [frames], per camera the frames each
+    of its files should hold [frames], by path relative to the dataset folder, and per camera
+    each episode's file and span in it, ``(path, from_timestamp, to_timestamp)`` [s]."""
 
     lengths: np.ndarray
     files: dict[str, dict[str, int]]
     notes: tuple[str, ...]
+    spans: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
 
 
 def episode_tables(root: Path) -> list[Path]:
@@ -163,6 +168,7 @@ def read_episodes(root: Path, info: dict[str, Any], cameras: list[str]) -> Episo
     template: str = given if isinstance(given, str) and given else V3_VIDEO_PATH
     lengths: list[np.ndarray] = []
     files: dict[str, dict[str, int]] = {c: {} for c in cameras}
+    spans: dict[str, list[tuple[str, float, float]]] = {c: [] for c in cameras}
     off: list[str] = []
     for path in tables:
         wanted = ["length", *(f"videos/{c}/{k}" for c in cameras for k in CAMERA_COLUMNS)]
@@ -190,16 +196,18 @@ def read_episodes(root: Path, info: dict[str, Any], cameras: list[str]) -> Episo
             for row in np.flatnonzero(gap > TIMESTAMP_TOLERANCE_FRAMES).tolist():
                 off.append(f"{path.name} row {row}, {camera}: length {int(length[row]):,} frames is "
                            f"{length[row] / fps:.4g} s, its video {end[row] - start[row]:.4g} s")  # fmt: skip
-            for c, f, n in zip(chunk.tolist(), index.tolist(), length.tolist(), strict=True):
+            for c, f, n, a, b in zip(chunk.tolist(), index.tolist(), length.tolist(), start.tolist(), end.tolist(),
+                                     strict=True):  # fmt: skip
                 rel = _video_file(root, template, camera, int(c), int(f))
                 files[camera][rel] = files[camera].get(rel, 0) + int(n)
+                spans[camera].append((rel, float(a), float(b)))
     notes = []
     if off:
         notes.append(
             f"{len(off):,} episode video span(s) differ from length / fps by more than "
             f"{TIMESTAMP_TOLERANCE_FRAMES:g} frame; hours from length / fps (first: {off[0]})"
         )
-    return Episodes(np.concatenate(lengths), files, tuple(notes))
+    return Episodes(np.concatenate(lengths), files, tuple(notes), spans)
 
 
 def hours_from_episodes(row: dict[str, Any], episodes: Episodes, declared_frames: int, path: Path) -> list[str]:
@@ -223,7 +231,12 @@ def _gop(keyframes: tuple[bool, ...], frames: int) -> float:
 
 
 def cameras_on_disk(
-    root: Path, episodes: Episodes, sizes: dict[str, tuple[int, int]], declared: dict[str, str], with_av: bool
+    root: Path,
+    episodes: Episodes,
+    sizes: dict[str, tuple[int, int]],
+    declared: dict[str, str],
+    with_av: bool,
+    streams: dict[str, Stream] | None = None,
 ) -> tuple[list[Camera], list[str]]:
     """Each camera's files on disk, measured; notes on files missing or holding other frames
     than their episodes say.
@@ -240,6 +253,9 @@ def cameras_on_disk(
         Each camera's ``video.codec`` from ``info.json`` ("" if none).
     with_av : bool
         Read each file's packets with PyAV (frames, codec, keyframes, size).
+    streams : dict, optional
+        Gets each file read, by its path relative to ``root`` (for
+        :func:`procure.ledger.episode_rates.episode_rates`).
     """
     from ..pipeline.streams import read_stream
 
@@ -256,6 +272,8 @@ def cameras_on_disk(
             held = files[rel]
             if with_av:
                 s = read_stream(root / rel)
+                if streams is not None:
+                    streams[rel] = s
                 width, height, held = s.width, s.height, s.frames
                 codecs[s.codec] += s.frames
                 gops.append(_gop(s.keyframes, s.frames))

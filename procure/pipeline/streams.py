@@ -75,6 +75,10 @@ class Stream:
     notes: tuple[str, ...]
     pts: tuple[int, ...] = field(repr=False, compare=False)
     keyframes: tuple[bool, ...] = field(repr=False, compare=False)
+    #: Each packet's bytes, in the order of ``pts`` [B].
+    sizes: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    #: Seconds per unit of ``pts`` [s].
+    time_base: float = field(default=0.0, repr=False, compare=False)
 
     @property
     def bits_per_pixel(self) -> float:
@@ -173,7 +177,7 @@ def read_stream(path: str | Path) -> Stream:
             for packet in container.demux(stream):
                 if packet.size == 0 or packet.pts is None:
                     continue
-                packets.append((int(packet.pts), bool(packet.is_keyframe), int(packet.duration or 0)))
+                packets.append((int(packet.pts), bool(packet.is_keyframe), int(packet.duration or 0), int(packet.size)))
                 size += packet.size
         except av.error.FFmpegError as exc:
             raise bad_file(path, f"is corrupt or truncated: {type(exc).__name__} while reading packets") from None
@@ -187,7 +191,7 @@ def read_stream(path: str | Path) -> Stream:
         what = f"{len(packets)} frame" + ("s" if len(packets) > 1 else "")
         raise bad_file(path, f"is a still image ({codec} in {form}, {what}), not a video: calibrate a video file")
     packets.sort()
-    pts = [p for p, _, _ in packets]
+    pts = [p for p, _, _, _ in packets]
     shared = sum(1 for a, b in itertools.pairwise(pts) if b <= a)
     if shared:
         raise bad_file(path, f"has {shared} frames sharing a timestamp with another: their times cannot be read")
@@ -205,5 +209,6 @@ def read_stream(path: str | Path) -> Stream:
     return Stream(
         file=str(path), codec=codec, width=int(width), height=int(height), fps=fps, frames=len(pts),
         duration_s=duration, constant_rate=constant, fps_spread=spread, stream_bytes=size, notes=notes,
-        pts=tuple(pts), keyframes=tuple(k for _, k, _ in packets),
+        pts=tuple(pts), keyframes=tuple(k for _, k, _, _ in packets), sizes=tuple(b for _, _, _, b in packets),
+        time_base=float(time_base),
     )  # fmt: skip

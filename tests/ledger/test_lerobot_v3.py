@@ -225,3 +225,34 @@ def test_append_writes_each_camera_to_cameras_csv(dataset, capsys, ledger_copy):
     assert main(args) == 2  # the same source twice: neither file changes
     assert "source = 'so101' has cameras already" in capsys.readouterr().err
     assert [(ledger_copy / f).read_bytes() for f in ("sources.csv", "cameras.csv")] == before
+
+
+def test_bits_per_pixel_of_each_episode_from_its_packets(dataset, capsys):
+    # the oracle: ffprobe's packets sorted by time, cut at the episodes' frame counts made here
+    assert main(["import", "lerobot", str(dataset), "--json", "--exchange-rate", "1", "--per-episode"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["per_episode"]
+    assert len(rows) == len(LENGTHS) * len(CAMERAS)
+    if shutil.which("ffprobe") is None:
+        pytest.skip("ffprobe not installed")
+    for camera, (w, h) in CAMERAS.items():
+        path = dataset / VIDEO_PATH.format(video_key=camera, chunk_index=0, file_index=0)
+        lines = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                "packet=pts,size", "-of", "csv=p=0", str(path)], check=True, capture_output=True,
+                               text=True).stdout.split()  # fmt: skip
+        sizes = [int(s) for _p, s in sorted((int(p), int(s)) for p, s in (line.split(",") for line in lines))]
+        mine = [r for r in rows if r["camera"] == camera]
+        at = 0
+        for episode, n in enumerate(LENGTHS):
+            r = mine[episode]
+            want = sum(sizes[at : at + n])
+            assert (r["episode"], r["frames"], r["bytes"]) == (episode, n, want)
+            assert r["bits_per_pixel"] == pytest.approx(want * 8 / (n * w * h), rel=1e-12)
+            at += n
+        assert sum(r["bytes"] for r in mine) == sum(sizes)
+
+
+def test_bits_per_pixel_of_each_episode_printed_per_camera(dataset, capsys):
+    assert main(["import", "lerobot", str(dataset), "--exchange-rate", "1", "--per-episode"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("per episode (3):") == len(CAMERAS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -219,7 +220,9 @@ def _finish_import(out: Any, result: Any, dataset: Path, o: dict[str, Any]) -> N
 
         row["saturation_hours"] = check_source_value("saturation_hours", o["saturation_hours"], "--saturation-hours")
     cameras = [c.to_dict() for c in getattr(result, "cameras", ())]
-    out.json({**row, "notes": list(result.notes), **({"per_camera": cameras} if cameras else {})})
+    episodes = [e.to_dict() for e in getattr(result, "episodes", ())]
+    out.json({**row, "notes": list(result.notes), **({"per_camera": cameras} if cameras else {}),
+              **({"per_episode": episodes} if episodes else {})})  # fmt: skip
     if o["json_out"] is None:
         render.print_row(console, row)
         for c in cameras:
@@ -227,6 +230,10 @@ def _finish_import(out: Any, result: Any, dataset: Path, o: dict[str, Any]) -> N
                 f"{c['camera']}: {c['width']}×{c['height']} {c['codec'] or '?'}, gop {c['gop']:g}, {c['files']:,} "
                 f"file(s), {c['frames']:,} frames, {c['bytes']:,} B, {c['bits_per_pixel']:.4f} bit/px"
             )
+            rates = [e["bits_per_pixel"] for e in episodes if e["camera"] == c["camera"] and e["frames"]]
+            if rates:
+                say(f"  per episode ({len(rates):,}): {min(rates):.4f} to {max(rates):.4f} bit/px, median "
+                    f"{statistics.median(rates):.4f}")  # fmt: skip
         for text in result.notes:
             note(f"Note: {text}", whole=str(dataset))  # its files' paths start with the dataset's
     if o["append"]:
@@ -268,7 +275,10 @@ def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any], repla
 @click.argument("dataset", type=click.Path(path_type=Path))
 @_import_options
 @click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_IMPORT_REPEAT_HELP)
-def import_lerobot_command(dataset: Path, repeat: int, **o: Any) -> None:
+@click.option("--per-episode", is_flag=True,
+              help="Also each episode's bits per pixel per camera (v3.0, from the packets in its span; "
+                   "with PyAV).")  # fmt: skip
+def import_lerobot_command(dataset: Path, repeat: int, per_episode: bool, **o: Any) -> None:
     """A LeRobot dataset (meta/info.json, v2.0, v2.1 or v3.0) as a ledger row: its hours held, with nothing to buy
     unless --price and --available-hours say what more costs."""
     from ...ledger.lerobot import dataset_files, import_lerobot
@@ -277,7 +287,7 @@ def import_lerobot_command(dataset: Path, repeat: int, **o: Any) -> None:
     with progress(out, "reading the dataset's videos") as tick:
         result = import_lerobot(
             dataset, source=o["source"], kind=o["kind"], price=o["price"], available_hours=o["available_hours"],
-            exchange_rate=o["exchange_rate"], repeat=repeat, progress=tick,
+            exchange_rate=o["exchange_rate"], repeat=repeat, progress=tick, per_episode=per_episode,
         )  # fmt: skip
     _finish_import(out, result, dataset, o)
 
