@@ -50,17 +50,23 @@ CURVE_POINTS = 200
 
 @quiet_glyphs
 def value_curves(plan: Plan, problem: Problem) -> Figure:
-    """Each source's value against the dollars spent on it, the plan's point, and the λ line.
+    """Each source's value against the dollars its hours take, all in, the plan's point, and
+    the λ line.
 
-    A line of slope λ through each plan point: where a source is bought in part, its curve
-    touches the line (equal marginal value per dollar, capacity charges aside).
+    The dollars of an hour are its price and transport bill and its use of the capacities and
+    mix bounds that bind, at their shadow prices in budget dollars
+    (``capacity_charge_usd_per_hour``): on that axis a source bought in part has slope λ at the
+    plan's point, and its curve touches the line of slope λ drawn through it (equal marginal
+    value per dollar).
     """
     s = problem.sources
     n = problem.n
     cols = min(3, n)
     rows = math.ceil(n / cols)
     fig, axes = subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
-    cost = problem.cost
+    column = plan.sources.get("capacity_charge_usd_per_hour")  # plans over periods have none
+    charge = np.zeros(problem.n) if column is None else column.to_numpy(dtype=float)
+    cost = problem.cost + np.where(np.isfinite(charge), charge, 0.0)
     for i, ax in enumerate(axes.ravel()):
         if i >= n:
             ax.set_visible(False)
@@ -80,7 +86,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
         if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
             ax.plot(dollars, v_plan + plan.lambda_ * (dollars - x_plan * cost[i]), ":", color="grey", linewidth=1)
         ax.set_title(f"{label(r['source'])}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
-        ax.set_xlabel("$ spent, all in", fontsize=8)
+        ax.set_xlabel("$ all in, capacity charges included", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0, 0].set_ylabel("value")

@@ -26,9 +26,14 @@ def _curves(fig):
     return [(ax.lines[0].get_xdata(), ax.lines[0].get_ydata()) for ax in fig.axes if ax.get_visible()]
 
 
+def _all_in(problem, plan):
+    """Dollars an hour takes on the figure's axis: all-in price and capacity charges [$ per h]."""
+    return problem.cost + plan.sources["capacity_charge_usd_per_hour"].to_numpy(float)
+
+
 def test_each_curve_covers_the_plan_point_and_stops_at_availability(solved):
     problem, plan = solved
-    cost = problem.cost
+    cost = _all_in(problem, plan)
     avail = problem.sources["available_hours"].to_numpy(float)
     for i, (dollars, value) in enumerate(_curves(plots.value_curves(plan, problem))):
         bought = float(plan.sources["hours"].iloc[i])
@@ -45,13 +50,44 @@ def test_a_free_source_is_drawn_over_finite_hours(solved):
     cost[0] = 0.0
     free = problem.with_cost(cost)
     dollars, value = _curves(plots.value_curves(plan, free))[0]
-    assert np.all(dollars == 0.0)
-    assert np.all(np.isfinite(value))
+    charge = float(plan.sources["capacity_charge_usd_per_hour"].iloc[0])  # its hours still use the accelerators
+    assert np.all(np.isfinite(dollars)) and np.all(np.isfinite(value))
     hours = float(plan.sources["hours"].iloc[0])
     s = free.sources.iloc[0]
-    top = min(max(plots.CURVE_PAST_PLAN * hours, plots.CURVE_LEAST_HOURS), float(s["available_hours"]))
+    spend = plots.CURVE_SPEND_SHARE * float(plan.spent_usd) / charge if charge > 0 else 0.0
+    top = min(max(plots.CURVE_PAST_PLAN * hours, spend, plots.CURVE_LEAST_HOURS), float(s["available_hours"]))
+    assert dollars == pytest.approx(np.linspace(0.0, top, plots.CURVE_POINTS) * charge, rel=1e-12, abs=1e-12)
     want = curves.value(s["rate"] * (s["held_hours"] + top), s["curve"], s["saturation_hours"], s["curve_shape"])
     assert value[-1] == pytest.approx(float(want), rel=1e-12)
+
+
+def test_the_lambda_line_touches_each_curve_bought_in_part(solved):
+    # on the axis of all-in dollars, capacity charges included, a source bought in part has
+    # slope λ at the plan's point (equal marginal value per dollar): the dotted line is its
+    # tangent there. The slope is read from the drawn curve by a central difference.
+    problem, plan = solved
+    cost = _all_in(problem, plan)
+    between = np.flatnonzero(plan.sources["position"].to_numpy() == "between")
+    assert len(between) >= 2
+    fig = plots.value_curves(plan, problem)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    for i in between.tolist():
+        s = problem.sources.iloc[i]
+        x = float(plan.sources["hours"].iloc[i])
+        step = 1e-4 * max(x, 1.0)
+
+        def v(h: float, s=s) -> float:
+            return float(curves.value(s["rate"] * (s["held_hours"] + h), s["curve"], s["saturation_hours"],
+                                      s["curve_shape"]))  # fmt: skip
+
+        slope = (v(x + step) - v(x - step)) / (2 * step * cost[i])
+        assert slope == pytest.approx(plan.lambda_, rel=1e-3)
+        curve, point, line = axes[i].lines[:3]  # the curve, the plan's point, the λ line
+        lx, ly = line.get_xdata(), line.get_ydata()
+        assert (ly[-1] - ly[0]) / (lx[-1] - lx[0]) == pytest.approx(plan.lambda_, rel=1e-9)
+        cx, cy = np.asarray(curve.get_xdata(), float), np.asarray(curve.get_ydata(), float)
+        drawn = np.interp(float(point.get_xdata()[0]), (cx[2:] + cx[:-2]) / 2, (cy[2:] - cy[:-2]) / (cx[2:] - cx[:-2]))
+        assert drawn == pytest.approx(plan.lambda_, rel=1e-2)  # the drawn curve's slope there, to its 200 points
 
 
 def test_busy_vs_cores_draws_past_the_cores_needed():

@@ -72,6 +72,7 @@ PLAN_COLUMNS = {
     "value": "own-hour equivalents",
     "marginal_value_per_usd": "value per $ of the next hour, capacity charges included",
     "marginal_value_per_usd_price_only": "value per $ of the next hour at price + transport",
+    "capacity_charge_usd_per_hour": "$ per h: an hour's use of the capacities and mix bounds at their shadow prices",
     "position": "zero | between | cap (where the source sits between its bounds)",
 }
 
@@ -329,6 +330,7 @@ def read_plan(
             "value": v,
             "marginal_value_per_usd": per_usd(dv, p.cost + charge),
             "marginal_value_per_usd_price_only": per_usd(dv, p.cost),
+            "capacity_charge_usd_per_hour": charge,
             "position": position,
         }
     )
