@@ -24,7 +24,7 @@ from .canvas import F as F
 from .canvas import label, quiet_glyphs, subplots
 from .canvas import save as save
 from .canvas import write_figure as write_figure
-from .pipeline_plots import BILL_COLOURS
+from .colours import MONEY_COLOURS, source_colours
 from .pipeline_plots import TIMELINE_FRAMES as TIMELINE_FRAMES
 from .pipeline_plots import TIMELINE_LANES as TIMELINE_LANES
 from .pipeline_plots import bill_split as bill_split
@@ -64,6 +64,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
     cols = min(3, n)
     rows = math.ceil(n / cols)
     fig, axes = subplots(rows, cols, figsize=(4.0 * cols, 3.0 * rows), squeeze=False)
+    colours = source_colours(list(s["source"]))
     column = plan.sources.get("capacity_charge_usd_per_hour")  # plans over periods have none
     charge = np.zeros(problem.n) if column is None else column.to_numpy(dtype=float)
     cost = problem.cost + np.where(np.isfinite(charge), charge, 0.0)
@@ -80,9 +81,9 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
         hours = np.linspace(0, top, CURVE_POINTS)
         v = value.value(r["rate"] * (r["held_hours"] + hours), r["curve"], r["saturation_hours"], r["curve_shape"])
         dollars = hours * cost[i]
-        ax.plot(dollars, v, color="tab:blue")
+        ax.plot(dollars, v, color=colours[r["source"]])
         v_plan = float(plan.sources["value"].iloc[i])
-        ax.plot([x_plan * cost[i]], [v_plan], "o", color="tab:red")
+        ax.plot([x_plan * cost[i]], [v_plan], "o", color="black")
         if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
             ax.plot(dollars, v_plan + plan.lambda_ * (dollars - x_plan * cost[i]), ":", color="grey", linewidth=1)
         ax.set_title(f"{label(r['source'])}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
@@ -91,7 +92,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
         ax.spines[["top", "right"]].set_visible(False)
     axes[0, 0].set_ylabel("value")
     fig.suptitle(
-        f"Value against dollars spent; red: the plan; dotted: slope λ = {plan.lambda_:.3g} value per $",
+        f"Value against dollars all in; dot: the plan; dotted: slope λ = {plan.lambda_:.3g} value per $",
         x=0.01, ha="left", fontsize=10,
     )  # fmt: skip
     fig.tight_layout()
@@ -133,10 +134,11 @@ def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = No
     ``span`` (byte-price multipliers over which the plan keeps its shape) shaded."""
     parameter = str(frame["parameter"].iloc[0])
     fig, (ax, ax2) = subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    colours = source_colours(list(dict.fromkeys(frame["source"])))
     for source, part in frame.groupby("source", sort=False):
-        ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=label(source))
-        ax.annotate(label(source), (part["x"].iloc[-1], part["hours"].iloc[-1]), xytext=(4, 0),
-                    textcoords="offset points", fontsize=8, va="center")  # fmt: skip
+        ax.plot(part["x"], part["hours"], marker="o", markersize=3, label=label(source), color=colours[source])
+    # a legend beside the axes: labels at the lines' ends overlap where two end close together
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0)
@@ -178,9 +180,10 @@ def schedule(plan: Plan) -> Figure:
     named = [c for c in order[:SCHEDULE_SOURCES] if table[c].sum() > 0]
     fig, (top, low) = subplots(2, 1, figsize=(9.5, 6.4), sharex=True, layout="constrained")
     bottom = np.zeros(len(periods))
+    colours = source_colours(list(plan.sources["source"]))
     for name in named:
         vals = table[name].to_numpy(float)
-        top.bar(periods, vals, bottom=bottom, label=label(name), width=0.6)
+        top.bar(periods, vals, bottom=bottom, label=label(name), width=0.6, color=colours.get(name))
         bottom += vals
     rest = table[[c for c in order if c not in named]].sum(axis=1).to_numpy(float)
     if rest.sum() > 0:
@@ -191,8 +194,9 @@ def schedule(plan: Plan) -> Figure:
     top.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     purchase = plan.periods["purchase_usd"].to_numpy(float)
     bill = plan.periods["transport_usd"].to_numpy(float)
-    low.bar(periods, purchase, label="purchases", width=0.6, color=BILL_COLOURS["bytes"])
-    low.bar(periods, bill, bottom=purchase, label="the run's transport bill", width=0.6, color=BILL_COLOURS["cores"])
+    low.bar(periods, purchase, label="purchases", width=0.6, color=MONEY_COLOURS["purchases"])
+    low.bar(periods, bill, bottom=purchase, label="the run's transport bill", width=0.6,
+            color=MONEY_COLOURS["transport"])  # fmt: skip
     low.plot(periods, plan.periods["money_usd"].to_numpy(float), "k_", markersize=28, label="money arriving")
     low.set_ylabel("$")
     low.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)

@@ -355,7 +355,7 @@ def report_html(record: dict[str, Any], question: Sequence[tuple[str, str]], *, 
     """
     from plotly.offline import get_plotlyjs
 
-    from .report_charts import source_colours
+    from .colours import source_colours
 
     colours = source_colours([row["source"] for row in record["plan"]])
     asked = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in question)

@@ -9,27 +9,12 @@ what the plan says itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from .cells import money, number, percent
 
-#: Colours of the sources, in the ledger's order, repeating past the tenth: matplotlib's
-#: ``tab10`` cycle, the colours the command line's plots draw the sources in, in the same order.
-SOURCE_PALETTE = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
 #: Pattern of the transport part of a bar, beside the plain purchase part (Plotly's shape).
 TRANSPORT_PATTERN = "/"
 #: Height of a chart [px]; its width follows the page.
@@ -46,11 +31,6 @@ PLAN_COLOUR = "#222222"
 MEAN_PLAN_COLOUR = "#999999"
 #: Options of every chart: no Plotly logo, sized to the page.
 CHART_CONFIG = {"displaylogo": False, "responsive": True}
-
-
-def source_colours(sources: Sequence[str]) -> dict[str, str]:
-    """Each source's colour: :data:`SOURCE_PALETTE` in the order given (the ledger's)."""
-    return {name: SOURCE_PALETTE[i % len(SOURCE_PALETTE)] for i, name in enumerate(sources)}
 
 
 def _figure(title: str, height: int = CHART_HEIGHT) -> Any:

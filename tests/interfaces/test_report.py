@@ -192,7 +192,7 @@ def test_without_plotly_the_command_says_how_to_install_it(tmp_path, monkeypatch
 
 
 def test_colours_are_fixed_per_source(report_of):
-    from procure.interfaces.report_charts import SOURCE_PALETTE
+    from procure.interfaces.colours import SOURCE_PALETTE
 
     page = report_of(*BUDGET).read_text(encoding="utf-8")
     plan = solve_json(list(BUDGET))["plan"]
