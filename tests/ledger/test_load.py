@@ -244,3 +244,25 @@ def test_a_cell_given_as_an_option_is_checked_as_a_cell():
     assert check_source_value("curve", " log ") == "log"
     with pytest.raises(LedgerError, match=r"^--fps: fps = 0.0 is invalid: must be a number ≥ 1e-06 and ≤ 10000$"):
         check_source_value("fps", 0.0, "--fps")
+
+
+#: A value other than the default of each column whose blank a cell of only spaces stands for.
+NOT_DEFAULT = {"stored": "decoded", "read": "random", "curve": "linear", "split_formats": "yes"}
+
+
+@pytest.mark.parametrize("column", list(NOT_DEFAULT))
+@pytest.mark.parametrize("spaces", [" ", "   ", "\t "])
+def test_a_cell_of_only_spaces_is_the_documented_blank(ledger_copy, column, spaces):
+    path = ledger_copy / "sources.csv"
+    lines = path.read_text().splitlines()
+    if column not in lines[0].split(","):  # an optional column the default ledger leaves out
+        lines = [lines[0] + f",{column}", *(line + "," for line in lines[1:])]
+        path.write_text("\n".join(lines) + "\n")
+    edit_csv(path, 1, column, NOT_DEFAULT[column])
+    assert load_ledger(ledger_copy).sources[column].iloc[1] == NOT_DEFAULT[column]
+    edit_csv(path, 1, column, spaces)
+    assert load_ledger(ledger_copy).sources[column].iloc[1] == SOURCE_COLUMNS[column].default
+    # ... and the documentation says so where it says what a blank means.
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ledger.md").read_text()
+    assert "A blank cell (empty, or only spaces and tabs) takes the default" in doc
+    assert "a cell of only spaces and tabs is blank" in doc
