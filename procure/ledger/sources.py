@@ -170,13 +170,22 @@ def _rules(cols: dict[str, Checked], keep: np.ndarray, lines: Callable[[], list[
 
 
 def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
-    """Each name of a ``formats`` cell one of :data:`FORMATS`; a source not stored as video
-    kept as recorded only (nothing to re-encode or decode)."""
+    """No empty name in a ``formats`` cell (``+``, ``recorded++decoded``); each name one of
+    :data:`FORMATS`; a source not stored as video kept as recorded only (nothing to re-encode
+    or decode)."""
     cells = cols["formats"].values
     stored = cols["stored"].values
-    names = [[f.strip() for f in str(c).split(FORMAT_JOIN) if f.strip()] if isinstance(c, str) else [] for c in cells]
-    unknown = np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
+    split = [[f.strip() for f in c.split(FORMAT_JOIN)] if isinstance(c, str) and c.strip() else [] for c in cells]
+    empty = np.array([any(not f for f in fs) for fs in split], dtype=bool)
+    names = [[f for f in fs if f] for fs in split]
+    unknown = ~empty & np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
     other = np.array([any(f != "recorded" for f in fs) for fs in names], dtype=bool)
+    joined = f"{', '.join(FORMATS)} or these formats joined by {FORMAT_JOIN!r} (blank: as recorded only)"
+
+    def no_name(i: int, at: str) -> str:
+        return (
+            f"{at}: formats = {cells[i]!r} is invalid: an empty format beside a {FORMAT_JOIN!r}; allowed are {joined}"
+        )
 
     def bad_name(i: int, at: str) -> str:
         name = next(f for f in names[i] if f not in FORMATS)
@@ -187,7 +196,8 @@ def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
         return (f"{at}: formats = {cells[i]!r} is invalid: its frames are stored {stored[i]}, nothing to re-encode "
                 "or decode: recorded only")  # fmt: skip
 
-    return [(keep & unknown, bad_name), (keep & ~unknown & other & (stored != "video"), not_video)]
+    rules: list[Rule] = [(keep & empty, no_name), (keep & unknown, bad_name)]
+    return [*rules, (keep & ~empty & ~unknown & other & (stored != "video"), not_video)]
 
 
 def _range_rules(name: str, cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
