@@ -61,6 +61,28 @@ def test_a_fifo_is_written_in_place(tmp_path, capsys):
     assert _leftovers(tmp_path) == []
 
 
+def test_a_fifo_no_one_reads_is_refused_and_leaves_no_temporary_file(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    fifo, temp = tmp_path / "out.json", tmp_path / "tmp"
+    os.mkfifo(fifo)
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    started = time.monotonic()
+    try:
+        run = subprocess.run([sys.executable, "-m", "procure.interfaces.cli", "bill", "--json", str(fifo)],
+                             capture_output=True, text=True, check=False, env=env, timeout=60)  # fmt: skip
+    finally:
+        left = sorted(p.name for p in temp.iterdir())  # what a blocked or killed writer left
+    assert run.returncode == 2, run.stderr
+    assert time.monotonic() - started < 60
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("procure: error: ")
+    assert f"output = {str(fifo)!r} is invalid: it is a FIFO no program reads" in run.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and left == [] and _leftovers(tmp_path) == []
+
+
 def test_a_link_is_written_through_and_stays_a_link(tmp_path, capsys):
     real = tmp_path / "shared" / "plan.json"
     real.parent.mkdir()
