@@ -56,6 +56,8 @@ FIFO_RETRY_S = 0.01
 #: Reads of a file's hard links before other ones are taken as the user's (another writer's
 #: second name of the file may come or go between reading the links and the names).
 LINK_READS = 5
+#: The random part of a staged file's name (:func:`tempfile.mkstemp`: eight of a-z, 0-9, _).
+STAGED_KEY = "[a-z0-9_]{8}"
 #: Paths that name a descriptor of this process rather than a file.
 DESCRIPTOR_PATH = re.compile(r"/dev/(stdout|stderr)|/(?:dev|proc/self)/fd/(\d+)")
 #: The descriptors of the standard streams, by their name in ``/dev``.
@@ -235,6 +237,37 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return tmp
+
+
+def staged_name(real: Path) -> re.Pattern[str]:
+    """The names :func:`_stage` gives the temporary files of ``real`` beside it:
+    ``.NAME.XXXXXXXX.SUFFIX``, eight of the letters :func:`tempfile.mkstemp` draws."""
+    return re.compile(rf"\.{re.escape(real.name)}\.{STAGED_KEY}{re.escape(real.suffix)}")
+
+
+def remove_staged(path: Path | str) -> list[Path]:
+    """Remove the temporary files a writer of ``path`` staged beside it and left behind.
+
+    Call it only while holding the lock every writer of ``path`` holds while it stages (a
+    ledger's, :func:`procure.ledger.edit.ledger_lock`): then no live writer has one, and those
+    there were left by a writer killed mid-way (``SIGKILL``, a power cut). Other files beside
+    it are left alone.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+    """
+    real = Path(os.path.realpath(path))
+    name = staged_name(real)
+    gone = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(real.parent):
+            if name.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    gone.append(Path(entry.path))
+    return gone
 
 
 def _named(exc: OSError, path: Path) -> OSError:

@@ -281,3 +281,45 @@ def test_the_second_name_a_writer_gives_the_file_is_not_a_users_link(ledger_copy
     os.link(sources, ledger_copy / "mine.csv")
     with pytest.raises(InputError, match="has 2 hard links"):
         Outputs().will_edit(sources)
+
+
+def _killed_mid_edit(folder: str, staged) -> None:
+    """An edit that stops for ever once its new file is staged (to be killed there)."""
+    import time
+
+    from procure.files import write_all
+    from procure.ledger.edit import SourcesEdit
+
+    def change(_sheet) -> None:
+        staged.set()
+        time.sleep(600)
+
+    write_all([], [SourcesEdit(folder, change)])
+
+
+def test_the_next_edit_removes_what_a_killed_edit_staged(ledger_copy):
+    import signal
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork here
+        pytest.skip("needs fork")
+    staged = context.Event()
+    writer = context.Process(target=_killed_mid_edit, args=(str(ledger_copy), staged))
+    writer.start()
+    assert staged.wait(60)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join(60)
+    left = sorted(p.name for p in ledger_copy.glob(".sources.csv.*.csv"))
+    assert len(left) == 1  # what the killed edit staged, as it left it
+    mine = [
+        ledger_copy / ".sources.csv.notes.csv",
+        ledger_copy / "sources.csv.bak",
+        ledger_copy / ".runs.csv.a1b2c3d4.csv",
+    ]
+    for path in mine:
+        path.write_text("the user's\n")
+    set_cells(ledger_copy, "twin", {"held_hours": 7.0})
+    assert _held(ledger_copy)["twin"] == 7
+    assert sorted(p.name for p in ledger_copy.glob(".sources.csv.*.csv")) == [".sources.csv.notes.csv"]
+    assert all(path.read_text() == "the user's\n" for path in mine)
