@@ -323,3 +323,21 @@ def test_the_next_edit_removes_what_a_killed_edit_staged(ledger_copy):
     assert _held(ledger_copy)["twin"] == 7
     assert sorted(p.name for p in ledger_copy.glob(".sources.csv.*.csv")) == [".sources.csv.notes.csv"]
     assert all(path.read_text() == "the user's\n" for path in mine)
+
+
+@pytest.mark.parametrize(
+    ("tail", "newline"),
+    [("\n", "\n"), ("\n\n", "\n"), ("\n\n\n", "\n"), ("\n  \n", "\n"), ("\r\n\r\n", "\r\n"), ("", "\n")],
+    ids=["one_end", "one_blank", "two_blanks", "spaces_line", "crlf_blank", "no_final_end"],
+)
+def test_an_appended_row_keeps_the_files_trailing_lines_and_line_ends(ledger_copy, tail, newline):
+    path = ledger_copy / "sources.csv"
+    records = path.read_text().strip("\n").split("\n")
+    path.write_bytes((newline.join(records) + tail).encode())
+    append_row(ledger_copy, _row("extra"))
+    after = path.read_bytes().decode()
+    new = after[: len(after) - len(tail)] if tail else after
+    assert after.endswith(tail) and new.startswith(newline.join(records) + newline)
+    added = new[len(newline.join(records) + newline) :]
+    assert added.startswith("extra,own,") and added.count(newline.strip("\r") or "\n") == 0
+    assert load_ledger(ledger_copy).sources["source"].tolist()[-1] == "extra"
