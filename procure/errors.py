@@ -92,6 +92,14 @@ def quoted(value: object) -> str:
     return cut(text)
 
 
+def system_message(exc: OSError) -> str:
+    """An error of the system as one line in the user's terms: ``FILE: what went wrong``
+    (``plan.json: not written: No space left on device``), without Python's ``[Errno N]``;
+    the file as :mod:`procure.files` names it, the user's and never a temporary one."""
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
+
+
 def invalid(field: str, value: object, allowed: str, where: str = "") -> InputError:
     """Build an :class:`InputError` that names the field, its value and what is allowed.
 

@@ -222,7 +222,10 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
     """Write one file's new content into a temporary file, flushed to disk: beside the file it
     replaces, or, for a stream, in the system's temporary folder."""
     folder = None if where.stream else where.real.parent
-    fd, name = tempfile.mkstemp(prefix=f".{where.real.name}.", suffix=where.real.suffix, dir=folder)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{where.real.name}.", suffix=where.real.suffix, dir=folder)
+    except OSError as exc:
+        raise _named(exc, where.given) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -271,8 +274,12 @@ def remove_staged(path: Path | str) -> list[Path]:
 
 
 def _named(exc: OSError, path: Path) -> OSError:
-    """An error of the system on a temporary file or a stream, named by the user's path."""
-    return OSError(exc.errno, exc.strerror or str(exc), str(path)) if exc.errno else exc
+    """An error of the system while a file is written (on its temporary file, its second name,
+    its renaming or a stream), named by the user's path and said as such: ``not written: No
+    space left on device`` (:func:`procure.errors.system_message` prints it)."""
+    if not exc.errno:
+        return exc
+    return OSError(exc.errno, f"not written: {exc.strerror or os.strerror(exc.errno)}", str(path))
 
 
 def _replace(src: Path, dst: Path) -> None:
@@ -422,8 +429,11 @@ def write_all(
             for where, tmp in [s for s in staged if s[0].stream]:
                 _pour(tmp, where)
             for where, tmp in [s for s in staged if not s[0].stream]:
-                kept.append((where.real, _keep_old(where.real) if where.old is not None else None))
-                _replace(tmp, where.real)
+                try:
+                    kept.append((where.real, _keep_old(where.real) if where.old is not None else None))
+                    _replace(tmp, where.real)
+                except OSError as exc:
+                    raise _named(exc, where.given) from None
         except BaseException:
             for real, backup in reversed(kept):
                 with contextlib.suppress(OSError):
