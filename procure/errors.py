@@ -7,7 +7,13 @@ it as it is and exit non-zero.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
+
+#: Characters of a value a message on the command line shows at most [characters], ≥ 1: a
+#: longer one (a cell of 20,000 digits, a forged option) is cut there and its length said after
+#: it, so that every message stays one line; long enough for the paths people give whole.
+SHOWN_CHARS = 200
 
 
 class ProcureError(ValueError):
@@ -65,6 +71,35 @@ class SolveError(ProcureError):
         return (type(self), (str(self), self.reason))
 
 
+def cut(text: str) -> str:
+    """Text cut at :data:`SHOWN_CHARS` characters with ``…`` and its length after it; short
+    text as it is."""
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
+def quoted(value: object) -> str:
+    """A value as a message quotes it: its ``repr``; text longer than :data:`SHOWN_CHARS`
+    characters cut there (``'123…' (20,000 characters)``), as is any other long ``repr``; a
+    whole number too long for text by its number of digits."""
+    if isinstance(value, str):
+        if len(value) <= SHOWN_CHARS:
+            return repr(value)
+        return f"{value[:SHOWN_CHARS] + '…'!r} ({len(value):,} characters)"
+    try:
+        text = repr(value)
+    except ValueError:  # a whole number beyond Python's digit limit for text
+        return f"a whole number of about {math.log10(abs(value)):,.0f} digits"  # type: ignore[arg-type]
+    return cut(text)
+
+
+def system_message(exc: OSError) -> str:
+    """An error of the system as one line in the user's terms: ``FILE: what went wrong``
+    (``plan.json: not written: No space left on device``), without Python's ``[Errno N]``;
+    the file as :mod:`procure.files` names it, the user's and never a temporary one."""
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
+
+
 def invalid(field: str, value: object, allowed: str, where: str = "") -> InputError:
     """Build an :class:`InputError` that names the field, its value and what is allowed.
 
@@ -73,7 +108,7 @@ def invalid(field: str, value: object, allowed: str, where: str = "") -> InputEr
     field : str
         Name of the argument or option, as the user wrote it.
     value : object
-        The value given.
+        The value given, shown by :func:`quoted` (cut when long).
     allowed : str
         What would have been accepted.
     where : str, optional
@@ -82,4 +117,4 @@ def invalid(field: str, value: object, allowed: str, where: str = "") -> InputEr
     prefix = f"{where}: " if where else ""
     if hasattr(value, "item") and callable(value.item):  # a numpy scalar: show it as Python would
         value = value.item()
-    return InputError(f"{prefix}{field} = {value!r} is invalid: {allowed}")
+    return InputError(f"{prefix}{field} = {quoted(value)} is invalid: {allowed}")

@@ -11,7 +11,8 @@ Where a file goes depends on what its path holds:
   on the old content);
 * a character device or a FIFO (``/dev/null``, a terminal, a pipe): written in place, never
   renamed over; an error while writing (``/dev/full``: no space left) is an error of the
-  command;
+  command. A FIFO no program opens for reading within :data:`FIFO_READER_WAIT_S` is refused
+  (one line, nothing written, no temporary file left) rather than waited on for ever;
 * ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``: written to that descriptor of the process
   where it stands, whatever it is open on (a file a shell opened with ``>>`` is appended to);
 * a folder, a socket or a block device: refused.
@@ -25,6 +26,8 @@ all have landed).
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import glob
 import os
 import re
@@ -33,6 +36,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +46,18 @@ from .errors import invalid
 
 #: Bytes copied at a time into a device or a FIFO.
 CHUNK_BYTES = 1 << 16
+#: Longest wait for a program to open a FIFO output for reading before the output is refused
+#: [s], > 0: long enough for a reader started beside the command (``procure … --json p & cat p``)
+#: to open it, short enough that a FIFO no one reads is told at once rather than waited on.
+FIFO_READER_WAIT_S = 2.0
+#: Pause between two tries to open a FIFO output while no program reads it [s], > 0 and far
+#: below :data:`FIFO_READER_WAIT_S`.
+FIFO_RETRY_S = 0.01
 #: Reads of a file's hard links before other ones are taken as the user's (another writer's
 #: second name of the file may come or go between reading the links and the names).
 LINK_READS = 5
+#: The random part of a staged file's name (:func:`tempfile.mkstemp`: eight of a-z, 0-9, _).
+STAGED_KEY = "[a-z0-9_]{8}"
 #: Paths that name a descriptor of this process rather than a file.
 DESCRIPTOR_PATH = re.compile(r"/dev/(stdout|stderr)|/(?:dev|proc/self)/fd/(\d+)")
 #: The descriptors of the standard streams, by their name in ``/dev``.
@@ -209,7 +222,10 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
     """Write one file's new content into a temporary file, flushed to disk: beside the file it
     replaces, or, for a stream, in the system's temporary folder."""
     folder = None if where.stream else where.real.parent
-    fd, name = tempfile.mkstemp(prefix=f".{where.real.name}.", suffix=where.real.suffix, dir=folder)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{where.real.name}.", suffix=where.real.suffix, dir=folder)
+    except OSError as exc:
+        raise _named(exc, where.given) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -226,9 +242,44 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
     return tmp
 
 
+def staged_name(real: Path) -> re.Pattern[str]:
+    """The names :func:`_stage` gives the temporary files of ``real`` beside it:
+    ``.NAME.XXXXXXXX.SUFFIX``, eight of the letters :func:`tempfile.mkstemp` draws."""
+    return re.compile(rf"\.{re.escape(real.name)}\.{STAGED_KEY}{re.escape(real.suffix)}")
+
+
+def remove_staged(path: Path | str) -> list[Path]:
+    """Remove the temporary files a writer of ``path`` staged beside it and left behind.
+
+    Call it only while holding the lock every writer of ``path`` holds while it stages (a
+    ledger's, :func:`procure.ledger.edit.ledger_lock`): then no live writer has one, and those
+    there were left by a writer killed mid-way (``SIGKILL``, a power cut). Other files beside
+    it are left alone.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+    """
+    real = Path(os.path.realpath(path))
+    name = staged_name(real)
+    gone = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(real.parent):
+            if name.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    gone.append(Path(entry.path))
+    return gone
+
+
 def _named(exc: OSError, path: Path) -> OSError:
-    """An error of the system on a temporary file or a stream, named by the user's path."""
-    return OSError(exc.errno, exc.strerror or str(exc), str(path)) if exc.errno else exc
+    """An error of the system while a file is written (on its temporary file, its second name,
+    its renaming or a stream), named by the user's path and said as such: ``not written: No
+    space left on device`` (:func:`procure.errors.system_message` prints it)."""
+    if not exc.errno:
+        return exc
+    return OSError(exc.errno, f"not written: {exc.strerror or os.strerror(exc.errno)}", str(path))
 
 
 def _replace(src: Path, dst: Path) -> None:
@@ -250,13 +301,43 @@ def _keep_old(path: Path) -> Path:
             return backup
 
 
+def _open_stream(path: Path) -> int:
+    """A device or a FIFO opened for writing; a FIFO only once a program reads it.
+
+    A FIFO is opened without blocking, tried again every :data:`FIFO_RETRY_S` for at most
+    :data:`FIFO_READER_WAIT_S` while no program has it open for reading, then set to block
+    again so that the copy waits for the reader as a pipe does.
+
+    Raises
+    ------
+    InputError
+        A FIFO no program opened for reading in that time, naming the path.
+    """
+    if not stat.S_ISFIFO(os.stat(path).st_mode):
+        return os.open(path, os.O_WRONLY)
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader
+                raise
+            if time.monotonic() >= deadline:
+                why = f"it is a FIFO no program reads (none opened it within {FIFO_READER_WAIT_S:g} s)"
+                raise invalid("output", str(path), f"{why}: start its reader first, or give a file") from None
+            time.sleep(FIFO_RETRY_S)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return fd
+
+
 def _pour(src: Path, where: Target) -> None:
     """Copy a staged file into a device, a FIFO or a descriptor, in place."""
     try:
         if where.fd is not None:
             for text in (sys.stdout, sys.stderr):
                 text.flush()  # what was printed comes first
-        fd = where.fd if where.fd is not None else os.open(where.given, os.O_WRONLY)
+        fd = where.fd if where.fd is not None else _open_stream(where.given)
         try:
             with src.open("rb") as fh:
                 while chunk := fh.read(CHUNK_BYTES):
@@ -348,8 +429,11 @@ def write_all(
             for where, tmp in [s for s in staged if s[0].stream]:
                 _pour(tmp, where)
             for where, tmp in [s for s in staged if not s[0].stream]:
-                kept.append((where.real, _keep_old(where.real) if where.old is not None else None))
-                _replace(tmp, where.real)
+                try:
+                    kept.append((where.real, _keep_old(where.real) if where.old is not None else None))
+                    _replace(tmp, where.real)
+                except OSError as exc:
+                    raise _named(exc, where.given) from None
         except BaseException:
             for real, backup in reversed(kept):
                 with contextlib.suppress(OSError):

@@ -61,6 +61,28 @@ def test_a_fifo_is_written_in_place(tmp_path, capsys):
     assert _leftovers(tmp_path) == []
 
 
+def test_a_fifo_no_one_reads_is_refused_and_leaves_no_temporary_file(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    fifo, temp = tmp_path / "out.json", tmp_path / "tmp"
+    os.mkfifo(fifo)
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    started = time.monotonic()
+    try:
+        run = subprocess.run([sys.executable, "-m", "procure.interfaces.cli", "bill", "--json", str(fifo)],
+                             capture_output=True, text=True, check=False, env=env, timeout=60)  # fmt: skip
+    finally:
+        left = sorted(p.name for p in temp.iterdir())  # what a blocked or killed writer left
+    assert run.returncode == 2, run.stderr
+    assert time.monotonic() - started < 60
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("procure: error: ")
+    assert f"output = {str(fifo)!r} is invalid: it is a FIFO no program reads" in run.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and left == [] and _leftovers(tmp_path) == []
+
+
 def test_a_link_is_written_through_and_stays_a_link(tmp_path, capsys):
     real = tmp_path / "shared" / "plan.json"
     real.parent.mkdir()
@@ -96,7 +118,7 @@ def test_dev_full_itself_reports_the_disk_full(capsys):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
     code, _out, err = _run(["bill", "--json", "/dev/full"], capsys)
-    assert code == 2 and "No space left on device: '/dev/full'" in err
+    assert code == 2 and err == "procure: error: /dev/full: not written: No space left on device\n"
     assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
 
 
@@ -289,3 +311,31 @@ def test_a_new_file_takes_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o600
+
+
+def _disk_full(*paths):
+    """What the system raises when the disk fills while a staged file is written or renamed."""
+    raise OSError(28, "No space left on device", *map(str, paths[:2]))
+
+
+@pytest.mark.parametrize("step", ["_fsync", "_replace", "_keep_old"])
+def test_a_failed_write_names_the_users_file_not_the_temporary_one(tmp_path, capsys, monkeypatch, step):
+    out = tmp_path / "plan.json"
+    out.write_text("old\n")  # replaced: a second name of it is kept until the new one lands
+    monkeypatch.setattr(files, step, _disk_full)
+    code, _out, err = _run(["bill", "--json", str(out)], capsys)
+    assert code == 2 and err == f"procure: error: {out}: not written: No space left on device\n"
+    assert out.read_text() == "old\n" and _leftovers(tmp_path) == []
+
+
+def test_a_failed_ledger_edit_names_the_ledger_file(ledger_copy, monkeypatch):
+    from procure.errors import system_message
+    from procure.ledger.edit import set_cells
+
+    sources = ledger_copy / "sources.csv"
+    before = sources.read_bytes()
+    monkeypatch.setattr(files, "_fsync", _disk_full)
+    with pytest.raises(OSError) as caught:
+        set_cells(ledger_copy, "twin", {"held_hours": 7.0})
+    assert system_message(caught.value) == f"{sources}: not written: No space left on device"
+    assert sources.read_bytes() == before and not list(ledger_copy.glob(".sources.csv.*.csv"))

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..errors import ProcureError
+from ..errors import ProcureError, system_message
 from .commands.analyses import rank_command, sensitivity_command
 from .commands.app import app_command
 from .commands.data import calibrate_command, import_group
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"procure: error: {exc.format_message()}", err=True)
         return exc.exit_code or 2
     except OSError as exc:
-        click.echo(f"procure: error: {exc}", err=True)
+        click.echo(f"procure: error: {system_message(exc)}", err=True)
         return 2
     except Exception as exc:
         if os.environ.get(DEBUG_VARIABLE):

@@ -196,3 +196,32 @@ TIME_LIMIT_HELP = (
 SCHEDULER_HELP = "A Dask scheduler (tcp://host:port, tls://host:port or host:port); checked before solving."
 #: Help of ``--workers``.
 WORKERS_HELP = "Worker processes of a local Dask cluster (1: none; at most this machine's cores)."
+
+
+def format_list(given: str | None, option: str = "--formats") -> list[str] | None:
+    """The formats a comma-separated option names, stripped (``None`` when not given).
+
+    Parameters
+    ----------
+    given : str or None
+        The option's text, ``recorded,model_side,decoded`` or some of them.
+    option : str, default "--formats"
+        The option's name, for the message.
+
+    Raises
+    ------
+    InputError
+        No format at all, or an empty one between commas (``recorded,,decoded``,
+        ``recorded,``): naming the option, its value and what is allowed.
+    """
+    from ..errors import InputError, invalid
+    from ..ledger.schema import FORMATS
+
+    if given is None:
+        return None
+    kept = [f.strip() for f in given.split(",")]
+    if not any(kept):
+        raise InputError(f"{option} is empty: give {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, comma-separated")
+    if not all(kept):
+        raise invalid(option, given, f"an empty format between commas; give {', '.join(FORMATS)}, comma-separated")
+    return kept

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import LedgerError
+from ..errors import LedgerError, cut
 
 #: The byte-order mark Excel's "CSV UTF-8" starts a file with.
 BOM = "\ufeff"
@@ -32,8 +32,6 @@ LINE_END = re.compile(r"\r\n|\n|\r")
 OTHER_LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 #: Separators of other programs' CSV files that are refused, with their names in the message.
 OTHER_SEPARATORS = {";": "';'", "\t": "tabs"}
-#: Most characters of a header cell a message quotes [characters].
-SHOWN_CHARACTERS = 60
 #: Most digits of a whole number a message shows in full [digits].
 SHOWN_DIGITS = 20
 
@@ -324,8 +322,9 @@ def read_text(path: Path, what: str) -> CsvText:
 
 
 def short(text: str) -> str:
-    """Text as a message quotes it: at most :data:`SHOWN_CHARACTERS` characters, then ``…``."""
-    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + f"… ({len(text):,} characters)"
+    """Text as a message quotes it: at most :data:`procure.errors.SHOWN_CHARS` characters, then
+    ``…`` and its length (:func:`procure.errors.cut`)."""
+    return cut(text)
 
 
 def shown(value: object) -> object:

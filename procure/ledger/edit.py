@@ -12,9 +12,11 @@ that is a link to a shared ledger stays a link: the file it points to is changed
 Two programs may edit one ledger at once: each edit holds an advisory lock
 (:func:`ledger_lock`, on ``.sources.csv.lock`` beside the file) while it reads the file afresh,
 changes it and replaces it, so no edit is lost; a second edit waits for the first, at most
-:data:`LOCK_TIMEOUT` seconds. An editor that shows the ledger and writes it back later (the
-app) uses :func:`update_cells`, which refuses a change to a cell someone else changed since
-the editor read it.
+:data:`LOCK_TIMEOUT` seconds. Once it holds the lock, an edit removes the temporary files an
+edit killed mid-way (``SIGKILL``) staged beside the file (``.sources.csv.XXXXXXXX.csv``,
+:func:`procure.files.remove_staged`): no live edit has one then. An editor that shows the
+ledger and writes it back later (the app) uses :func:`update_cells`, which refuses a change to
+a cell someone else changed since the editor read it.
 
 Each change is an :class:`SourcesEdit`: :func:`set_cells`, :func:`append_row` and
 :func:`update_cells` write one at once; a command that writes other files too hands the edit
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..errors import EditConflict, LedgerError
-from ..files import write_all
+from ..files import remove_staged, write_all
 from .csvtext import check_regular
 from .schema import SOURCE_COLUMNS, USER_COLUMN_PREFIX
 from .sheet import NEEDS, Sheet
@@ -103,6 +105,8 @@ def ledger_lock(path: Path | str, timeout: float | None = None) -> Iterator[Path
                         f"{limit:g} s): nothing was written, try again when it is done"
                     ) from None
                 time.sleep(LOCK_POLL)
+        if fcntl is not None:  # held: what a writer of the file staged was left by one killed mid-way
+            remove_staged(path)
         yield lock
     finally:
         os.close(fd)  # lets go of the lock

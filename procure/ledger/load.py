@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import LedgerError
+from ..errors import LedgerError, quoted
 from .cameras import CAMERAS_FILE, read_cameras, with_cameras
 from .cards import (
     AcceleratorCard,
@@ -103,7 +103,7 @@ class Ledger:
             hit = s[s["kind"] == name]
         if hit.empty:
             raise LedgerError(
-                f"kind = {name!r} is not in {self.path / 'sources.csv'}: sources are {', '.join(s['source'])}"
+                f"kind = {quoted(name)} is not in {self.path / 'sources.csv'}: sources are {', '.join(s['source'])}"
             )
         return hit.iloc[0]
 

@@ -118,15 +118,16 @@ class Sheet:
         self.cells[k], self.bodies[k] = cells, record_text(cells)
 
     def append(self, row: Mapping[str, Any]) -> None:
-        """Add ``row`` (column → value) after the last record that is not blank."""
+        """Add ``row`` (column → value) after the last record that is not blank; the blank
+        lines after that record stay after the new one, as they were, and a file that ended
+        without a line end still does."""
         self.add_columns(list(row))
-        while len(self.bodies) > 1 and not self.bodies[-1].strip():
-            for rows in (self.bodies, self.endings, self.cells):
-                rows.pop()
+        last = max(k for k, body in enumerate(self.bodies) if k == 0 or body.strip())
         cells = [cell_text(row.get(column), column) for column in self.header]
-        self.bodies.append(record_text(cells))
-        self.endings.append(self.newline)
-        self.cells.append(cells)
+        ending = self.newline if self.endings[last] else ""  # the file's end, if it had none
+        self.bodies.insert(last + 1, record_text(cells))
+        self.endings.insert(last + 1, ending)
+        self.cells.insert(last + 1, cells)
 
     def encode(self) -> bytes:
         """The file's bytes as changed: every record with its own line end (the header's

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..curves import default_shape, needs_scale, shaped
-from ..errors import LedgerError
+from ..errors import LedgerError, quoted
 from ..spec import Checked, Range, bad_message, check_cell, check_series, did_you_mean
 from .csvcells import CSV_OPTIONS, read_csv_text, record_lines
 from .csvtext import short
@@ -55,7 +55,7 @@ def _where(path: Path, line: int | None = None, source: str | None = None) -> st
     if line is not None:
         out += f": line {line}"
     if source:
-        out += f" (source {source!r})"
+        out += f" (source {quoted(source)})"
     return out
 
 
@@ -133,7 +133,7 @@ def _duplicates(names: np.ndarray, keep: np.ndarray, lines: Callable[[], list[in
     def message(i: int, at: str) -> str:
         first = rows[np.flatnonzero(names[rows] == names[i])[0]]
         line = lines()[int(first)]
-        return f"{at}: source = {names[i]!r} is a duplicate of line {line}: names must be unique"
+        return f"{at}: source = {quoted(names[i])} is a duplicate of line {line}: names must be unique"
 
     return mask, message
 
@@ -170,24 +170,34 @@ def _rules(cols: dict[str, Checked], keep: np.ndarray, lines: Callable[[], list[
 
 
 def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
-    """Each name of a ``formats`` cell one of :data:`FORMATS`; a source not stored as video
-    kept as recorded only (nothing to re-encode or decode)."""
+    """No empty name in a ``formats`` cell (``+``, ``recorded++decoded``); each name one of
+    :data:`FORMATS`; a source not stored as video kept as recorded only (nothing to re-encode
+    or decode)."""
     cells = cols["formats"].values
     stored = cols["stored"].values
-    names = [[f.strip() for f in str(c).split(FORMAT_JOIN) if f.strip()] if isinstance(c, str) else [] for c in cells]
-    unknown = np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
+    split = [[f.strip() for f in c.split(FORMAT_JOIN)] if isinstance(c, str) and c.strip() else [] for c in cells]
+    empty = np.array([any(not f for f in fs) for fs in split], dtype=bool)
+    names = [[f for f in fs if f] for fs in split]
+    unknown = ~empty & np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
     other = np.array([any(f != "recorded" for f in fs) for fs in names], dtype=bool)
+    joined = f"{', '.join(FORMATS)} or these formats joined by {FORMAT_JOIN!r} (blank: as recorded only)"
+
+    def no_name(i: int, at: str) -> str:
+        given = quoted(cells[i])
+        return f"{at}: formats = {given} is invalid: an empty format beside a {FORMAT_JOIN!r}; allowed are {joined}"
 
     def bad_name(i: int, at: str) -> str:
         name = next(f for f in names[i] if f not in FORMATS)
         hint = f" (join formats with {FORMAT_JOIN!r})" if "," in name else did_you_mean(name, FORMATS)
-        return f"{at}: formats = {cells[i]!r} is invalid: {name!r} is no format; allowed are {', '.join(FORMATS)}{hint}"
+        given, allowed = quoted(cells[i]), ", ".join(FORMATS)
+        return f"{at}: formats = {given} is invalid: {quoted(name)} is no format; allowed are {allowed}{hint}"
 
     def not_video(i: int, at: str) -> str:
-        return (f"{at}: formats = {cells[i]!r} is invalid: its frames are stored {stored[i]}, nothing to re-encode "
-                "or decode: recorded only")  # fmt: skip
+        return (f"{at}: formats = {quoted(cells[i])} is invalid: its frames are stored {stored[i]}, nothing to "
+                "re-encode or decode: recorded only")  # fmt: skip
 
-    return [(keep & unknown, bad_name), (keep & ~unknown & other & (stored != "video"), not_video)]
+    rules: list[Rule] = [(keep & empty, no_name), (keep & unknown, bad_name)]
+    return [*rules, (keep & ~empty & ~unknown & other & (stored != "video"), not_video)]
 
 
 def _range_rules(name: str, cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:

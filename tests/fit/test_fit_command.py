@@ -209,3 +209,12 @@ def test_write_never_touches_the_shipped_ledger(capsys, tmp_path):
         ["fit", str(tmp_path / "runs.csv"), "--ledger", str(default_ledger_dir()), "--write"], capsys
     )
     assert code == 2 and "shipped default ledger" in err
+
+
+@pytest.mark.parametrize("given", ["", ",,", " , ", "twin.exchange_rate,,sim.exchange_rate"])
+def test_an_empty_fit_item_is_refused_before_any_work(ledger_dir, capsys, tmp_path, given):
+    plot = tmp_path / "fit.png"
+    code, out, err = _run(["fit", "--ledger", str(ledger_dir), "--fit", given, "--plot", str(plot)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"--fit = {given!r} is invalid" in err and "no empty item" in err
+    assert out == "" and not plot.exists()

@@ -95,3 +95,31 @@ def test_offering_only_what_is_there_is_todays_program_within_the_tolerance(offe
     assert offered["value"] <= today["value_upper_bound"] * (1 + 1e-9)
     assert today["value"] <= offered["value_upper_bound"] * (1 + 1e-9)
     assert offered["value"] == pytest.approx(today["value"], rel=2 * today["tolerance"])
+
+
+@pytest.mark.parametrize("cell", ["+", " + ", "recorded++decoded", "recorded+", "+model_side"])
+def test_a_formats_cell_with_an_empty_format_is_one_line(tmp_path, capsys, cell):
+    import shutil
+
+    import pandas as pd
+
+    from procure.ledger import default_ledger_dir
+
+    folder = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), folder)
+    table = pd.read_csv(folder / "sources.csv", dtype=str, keep_default_na=False)
+    table["formats"] = [cell if name == "own" else "" for name in table["source"]]
+    table.to_csv(folder / "sources.csv", index=False)
+    out_json = tmp_path / "plan.json"
+    code, _out, err = run(["solve", "--ledger", str(folder), "--budget", "100000", "--json", str(out_json)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"sources.csv: line 2 (source 'own'): formats = {cell.strip()!r} is invalid: an empty format" in err
+    assert "formats joined by '+'" in err and not out_json.exists()
+
+
+@pytest.mark.parametrize("given", ["recorded,,decoded", "recorded,", ",model_side", "recorded, ,decoded"])
+def test_a_formats_option_with_an_empty_format_is_one_line(tmp_path, capsys, given):
+    out_json = tmp_path / "plan.json"
+    code, _out, err = run(["solve", "--budget", "100000", "--formats", given, "--json", str(out_json)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"--formats = {given!r} is invalid: an empty format" in err and not out_json.exists()

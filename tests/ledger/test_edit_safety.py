@@ -281,3 +281,63 @@ def test_the_second_name_a_writer_gives_the_file_is_not_a_users_link(ledger_copy
     os.link(sources, ledger_copy / "mine.csv")
     with pytest.raises(InputError, match="has 2 hard links"):
         Outputs().will_edit(sources)
+
+
+def _killed_mid_edit(folder: str, staged) -> None:
+    """An edit that stops for ever once its new file is staged (to be killed there)."""
+    import time
+
+    from procure.files import write_all
+    from procure.ledger.edit import SourcesEdit
+
+    def change(_sheet) -> None:
+        staged.set()
+        time.sleep(600)
+
+    write_all([], [SourcesEdit(folder, change)])
+
+
+def test_the_next_edit_removes_what_a_killed_edit_staged(ledger_copy):
+    import signal
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork here
+        pytest.skip("needs fork")
+    staged = context.Event()
+    writer = context.Process(target=_killed_mid_edit, args=(str(ledger_copy), staged))
+    writer.start()
+    assert staged.wait(60)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join(60)
+    left = sorted(p.name for p in ledger_copy.glob(".sources.csv.*.csv"))
+    assert len(left) == 1  # what the killed edit staged, as it left it
+    mine = [
+        ledger_copy / ".sources.csv.notes.csv",
+        ledger_copy / "sources.csv.bak",
+        ledger_copy / ".runs.csv.a1b2c3d4.csv",
+    ]
+    for path in mine:
+        path.write_text("the user's\n")
+    set_cells(ledger_copy, "twin", {"held_hours": 7.0})
+    assert _held(ledger_copy)["twin"] == 7
+    assert sorted(p.name for p in ledger_copy.glob(".sources.csv.*.csv")) == [".sources.csv.notes.csv"]
+    assert all(path.read_text() == "the user's\n" for path in mine)
+
+
+@pytest.mark.parametrize(
+    ("tail", "newline"),
+    [("\n", "\n"), ("\n\n", "\n"), ("\n\n\n", "\n"), ("\n  \n", "\n"), ("\r\n\r\n", "\r\n"), ("", "\n")],
+    ids=["one_end", "one_blank", "two_blanks", "spaces_line", "crlf_blank", "no_final_end"],
+)
+def test_an_appended_row_keeps_the_files_trailing_lines_and_line_ends(ledger_copy, tail, newline):
+    path = ledger_copy / "sources.csv"
+    records = path.read_text().strip("\n").split("\n")
+    path.write_bytes((newline.join(records) + tail).encode())
+    append_row(ledger_copy, _row("extra"))
+    after = path.read_bytes().decode()
+    new = after[: len(after) - len(tail)] if tail else after
+    assert after.endswith(tail) and new.startswith(newline.join(records) + newline)
+    added = new[len(newline.join(records) + newline) :]
+    assert added.startswith("extra,own,") and added.count(newline.strip("\r") or "\n") == 0
+    assert load_ledger(ledger_copy).sources["source"].tolist()[-1] == "extra"

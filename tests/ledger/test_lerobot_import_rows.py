@@ -104,3 +104,15 @@ def test_append_of_another_kind_needs_its_exchange_rate(tmp_path, capsys, ledger
     assert (ledger_copy / "sources.csv").read_bytes() == before
     assert main([*args, "--exchange-rate", "0.3"]) == 0
     assert load_ledger(ledger_copy).source("arm3")["exchange_rate"] == 0.3
+
+
+@pytest.mark.parametrize("importer", ["lerobot", "rlds"])
+@pytest.mark.parametrize(("option", "value"), [("--source", ""), ("--kind", ""), ("--kind", " \t")])
+def test_a_blank_name_or_kind_is_refused_at_the_option_before_the_dataset_is_read(
+    tmp_path, capsys, importer, option, value
+):
+    missing = tmp_path / "no_such_dataset"  # read first, it would be refused for its missing files
+    assert main(["import", importer, str(missing), option, value, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert f"{option}: {option[2:]} is blank: it is required, non-empty text" in captured.err

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from procure import LedgerError, load_ledger, load_model_card
+from procure.errors import SHOWN_CHARS
 from procure.interfaces.cli import main
 from procure.ledger import SOURCE_COLUMNS, read_sources
 
@@ -244,3 +245,54 @@ def test_a_cell_given_as_an_option_is_checked_as_a_cell():
     assert check_source_value("curve", " log ") == "log"
     with pytest.raises(LedgerError, match=r"^--fps: fps = 0.0 is invalid: must be a number ≥ 1e-06 and ≤ 10000$"):
         check_source_value("fps", 0.0, "--fps")
+
+
+#: A value other than the default of each column whose blank a cell of only spaces stands for.
+NOT_DEFAULT = {"stored": "decoded", "read": "random", "curve": "linear", "split_formats": "yes"}
+
+
+@pytest.mark.parametrize("column", list(NOT_DEFAULT))
+@pytest.mark.parametrize("spaces", [" ", "   ", "\t "])
+def test_a_cell_of_only_spaces_is_the_documented_blank(ledger_copy, column, spaces):
+    path = ledger_copy / "sources.csv"
+    lines = path.read_text().splitlines()
+    if column not in lines[0].split(","):  # an optional column the default ledger leaves out
+        lines = [lines[0] + f",{column}", *(line + "," for line in lines[1:])]
+        path.write_text("\n".join(lines) + "\n")
+    edit_csv(path, 1, column, NOT_DEFAULT[column])
+    assert load_ledger(ledger_copy).sources[column].iloc[1] == NOT_DEFAULT[column]
+    edit_csv(path, 1, column, spaces)
+    assert load_ledger(ledger_copy).sources[column].iloc[1] == SOURCE_COLUMNS[column].default
+    # ... and the documentation says so where it says what a blank means.
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ledger.md").read_text()
+    assert "A blank cell (empty, or only spaces and tabs) takes the default" in doc
+    assert "a cell of only spaces and tabs is blank" in doc
+
+
+@pytest.mark.parametrize(
+    ("row", "column", "value", "shown"),
+    [
+        (1, "held_hours", "1" * 20_000, "held_hours = '" + "1" * SHOWN_CHARS + "…' (20,000 characters) is invalid"),
+        (1, "stored", "v" * 20_000, "stored = '" + "v" * SHOWN_CHARS + "…' (20,000 characters) is invalid"),
+        (1, "exchange_rate_low", "z" * 20_000,
+         "exchange_rate_low = '" + "z" * SHOWN_CHARS + "…' (20,000 characters) is invalid"),
+        (1, "source", "own", "source = 'own' is a duplicate of line 2"),
+    ],
+)  # fmt: skip
+def test_a_huge_cell_is_shown_cut_with_its_length(ledger_copy, capsys, row, column, value, shown):
+    edit_csv(ledger_copy / "sources.csv", row, column, value)
+    edit_csv(ledger_copy / "sources.csv", 0, "source", "o" * 20_000)  # every line's prefix names its source
+    if column == "source":
+        edit_csv(ledger_copy / "sources.csv", 0, "source", "own")
+    code = main(["bill", "--ledger", str(ledger_copy)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and shown in err, err[:400]
+    assert len(err) < 4 * SHOWN_CHARS + len(str(ledger_copy))
+
+
+@pytest.mark.parametrize(("option", "field"), [("--accelerator", "accelerator"), ("--kind", "kind")])
+def test_a_huge_option_is_shown_cut_with_its_length(capsys, option, field):
+    code = main(["bill", option, "V" * 20_000])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and len(err) < 3 * SHOWN_CHARS, err[:400]
+    assert f"{field} = '" + "V" * SHOWN_CHARS + "…' (20,000 characters) is " in err

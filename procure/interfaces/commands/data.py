@@ -157,11 +157,30 @@ def import_group() -> None:
     """Import a dataset as a ledger row."""
 
 
+def _row_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A text column given by an option (``--source``, ``--kind``), checked as the ledger
+    checks it and stripped, before any work; not given (``None``) stays ``None``.
+
+    Raises
+    ------
+    LedgerError
+        A blank value (empty or only spaces), naming the option.
+    """
+    if value is None:
+        return None
+    from ...ledger.load import check_source_value
+
+    option = f"--{param.name}"
+    return str(check_source_value(str(param.name), value, option)).strip()
+
+
 def _import_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options every ``import`` takes: the row's name, kind, price and worth, and where it goes."""
     options = [
-        click.option("--source", default=None, help="The row's name. Default: the dataset's name."),
-        click.option("--kind", default=OWN_KIND, show_default=True, help="The row's kind."),
+        click.option(
+            "--source", default=None, callback=_row_text, help="The row's name. Default: the dataset's name."
+        ),
+        click.option("--kind", default=OWN_KIND, show_default=True, callback=_row_text, help="The row's kind."),
         click.option(
             "--price", type=FieldNumber("price_usd_per_hour"), default=None,
             help="Price of an hour that can be bought [$/h]; with --available-hours. Default: held, nothing to buy.",

@@ -29,7 +29,22 @@ _FIT_HELP = (f"What the runs free, comma-separated, repeatable: {', '.join(FIT_C
 
 
 def _items(given: tuple[str, ...]) -> tuple[str, ...] | None:
-    items = tuple(p.strip() for g in given for p in g.split(",") if p.strip())
+    """The ``--fit`` items, or ``None`` (the default) when the option is not given.
+
+    Raises
+    ------
+    InputError
+        A ``--fit`` value with an empty item (``''``, ``',,'``, ``'a,,b'``): it would free
+        nothing the user named, so it is refused rather than read as the default.
+    """
+    from ...errors import invalid
+
+    for g in given:
+        if any(not p.strip() for p in g.split(",")):
+            columns = ", ".join(FIT_COLUMNS)
+            allowed = f"a comma-separated list with no empty item, each one of {columns} or SOURCE.COLUMN"
+            raise invalid("--fit", g, allowed)
+    items = tuple(p.strip() for g in given for p in g.split(","))
     return items or None
 
 
@@ -98,6 +113,7 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     from ...program.numbers.problem import check_budget
     from .. import fit_view, render
 
+    items = _items(fit_items)
     if write and ledger_dir is None:
         raise click.UsageError("--write needs --ledger DIR: the shipped default ledger is never written")
     if write and ledger_dir is not None:
@@ -121,7 +137,7 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
     require_emcee()
     ledger = load_ledger(ledger_dir)
     with progress(out, "sampling") as tick:
-        result = fit(runs_path, ledger, fit=_items(fit_items), link=link, likelihood=likelihood, walkers=walkers,
+        result = fit(runs_path, ledger, fit=items, link=link, likelihood=likelihood, walkers=walkers,
                      steps=steps, burn_in=burn_in, seed=seed, draws=draws, groups=groups, progress=tick)  # fmt: skip
     record = result.to_dict()
     info = None

@@ -18,6 +18,7 @@ from ..options import (
     WORKERS_HELP,
     FieldNumber,
     check_number,
+    format_list,
     json_out_option,
     ledger_option,
     pairs,
@@ -190,9 +191,7 @@ def solve_command(
     held_hours, shares = pairs("--held", held, "held_hours"), pairs("--max-share", max_share, "max_share")
     from ...analyses.infra import parse_cores
 
-    kept = [f.strip() for f in formats.split(",") if f.strip()] if formats is not None else None
-    if kept is not None and not kept:
-        raise InputError("--formats is empty: give recorded, model_side or decoded, comma-separated")
+    kept = format_list(formats, "--formats")
     counts = parse_cores(cores_choices, "--cores-choices") if cores_choices is not None else None
     request = prepare(ledger_dir, budget=budget, target=target, periods=periods_file, carry=not no_carry,
                       formats=kept, cores_choices=counts, rent=pairs("--rent", rent) or None,

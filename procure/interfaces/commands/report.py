@@ -119,13 +119,11 @@ def _request(options: dict[str, Any]) -> Any:
     """The request of ``procure solve``'s options, read as that command reads them."""
     from ...analyses.infra import parse_cores
     from ...analyses.solving import prepare
-    from ..options import check_number, pairs
+    from ..options import check_number, format_list, pairs
 
     o = options
     budget, target = check_number("budget", o["budget"], "--budget"), check_number("target", o["target"], "--target")
-    kept = [f.strip() for f in o["formats"].split(",") if f.strip()] if o["formats"] is not None else None
-    if kept is not None and not kept:
-        raise InputError("--formats is empty: give recorded, model_side or decoded, comma-separated")
+    kept = format_list(o["formats"], "--formats")
     counts = parse_cores(o["cores_choices"], "--cores-choices") if o["cores_choices"] is not None else None
     return prepare(o["ledger_dir"], budget=budget, target=target, periods=o["periods_file"], carry=not o["no_carry"],
                    formats=kept, cores_choices=counts, rent=pairs("--rent", o["rent"]) or None,
