@@ -295,6 +295,31 @@ def test_held_hours_and_mix_bounds_rebuild_the_plan(page, capsys):
     assert table_cells(page, "plan_table") == plan_cells(record)
 
 
+def test_a_refused_box_is_marked_and_the_last_plan_stays(page):
+    # one bad box: that box marked, why said, and the plan and every table as they were; put
+    # right, the mark goes and the plan answers again
+    page.get_by_role("tab", name="Plan").click()
+    value = wait_text(page, "plan_value", lambda t: t[:1].isdigit())
+    plan, capacities = table_cells(page, "plan_table"), table_cells(page, "capacities")
+    red = "rgb(176, 0, 32)"
+    controller.InputNumeric(page, "held_1").set("-5")
+    wait_text(page, "plan_message", lambda t: "held h of 'twin' = -5" in t and "marked box" in t)
+    outline = lambda box: page.eval_on_selector(f"#{box}", "e => getComputedStyle(e).outlineColor")  # noqa: E731
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while outline("held_1") != red and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert outline("held_1") == red and outline("held_0") != red and outline("budget") != red
+    assert page.inner_text("#plan_value") == value
+    assert table_cells(page, "plan_table") == plan and table_cells(page, "capacities") == capacities
+    controller.InputNumeric(page, "held_1").set("0")
+    wait_text(page, "plan_message", lambda t: "held h of" not in t)
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while outline("held_1") == red and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert outline("held_1") != red
+    assert wait_text(page, "plan_value", lambda t: t == value) == value
+
+
 def test_the_budget_slider_and_box_follow_each_other(page):
     page.get_by_role("tab", name="Plan").click()
     wait_text(page, "plan_value", lambda t: t[:1].isdigit())

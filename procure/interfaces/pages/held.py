@@ -87,7 +87,9 @@ def read_boxes(input: Any, names: list[str]) -> dict[str, float]:
     from ...ledger.schema import MOST_HOURS
 
     return {
-        name: float(number(input[f"held_{i}"](), f"held h of {visible(name)!r}", high=MOST_HOURS) or 0.0)
+        name: float(
+            number(input[f"held_{i}"](), f"held h of {visible(name)!r}", high=MOST_HOURS, field=f"held_{i}") or 0.0
+        )
         for i, name in enumerate(names)
     }
 

@@ -34,7 +34,26 @@ def sent(value: Any) -> str:
 
 
 class Refused(Exception):
-    """A value the app does not take: the message names the input and what it takes."""
+    """A value the app does not take: the message names the input and what it takes;
+    ``field``, where known, is the id of the page's input that holds it (to mark it)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+#: How the page marks an input whose value it does not take [CSS declarations].
+REFUSED_MARK = "outline: 2px solid #b00020; outline-offset: 1px; background: #fff4f4;"
+
+
+def refused_mark(field: str | None) -> Any:
+    """A style element that marks the input ``field`` (an id of the page's own, never a value a
+    browser sent) as refused; nothing where there is none."""
+    from shiny import ui
+
+    if field is None or not field.replace("_", "").isalnum():
+        return None
+    return ui.tags.style(f"#{field} {{ {REFUSED_MARK} }}")
 
 
 def boxed(control: Any, message_id: str) -> Any:
@@ -63,9 +82,10 @@ def choices(names: Iterable[str]) -> dict[str, str]:
     return {name: visible(name) for name in names}
 
 
-def number(value: Any, what: str, *, low: float = 0.0, high: float = math.inf, blank: bool = False) -> float | None:
+def number(value: Any, what: str, *, low: float = 0.0, high: float = math.inf, blank: bool = False,
+           field: str | None = None) -> float | None:  # fmt: skip
     """A numeric input's value as a float in ``[low, high]``; None for a blank one when
-    ``blank`` allows it.
+    ``blank`` allows it. ``field``: the input's id, carried by the refusal.
 
     Raises
     ------
@@ -76,12 +96,12 @@ def number(value: Any, what: str, *, low: float = 0.0, high: float = math.inf, b
     if value is None or value == "":
         if blank:
             return None
-        raise Refused(f"{what} is blank or not a number a browser can hold: give a number ≥ {low:g}")
+        raise Refused(f"{what} is blank or not a number a browser can hold: give a number ≥ {low:g}", field)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise Refused(f"{what} = {sent(value)} is invalid: give a number ≥ {low:g}")
+        raise Refused(f"{what} = {sent(value)} is invalid: give a number ≥ {low:g}", field)
     if not low <= value <= high:
         upper = f" and ≤ {high:g}" if math.isfinite(high) else ""
-        raise Refused(f"{what} = {value:g} is invalid: must be ≥ {low:g}{upper}")
+        raise Refused(f"{what} = {value:g} is invalid: must be ≥ {low:g}{upper}", field)
     return float(value)
 
 

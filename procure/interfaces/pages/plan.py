@@ -20,9 +20,11 @@ from ...defaults import DEFAULT_BUDGET
 from ...ledger import Ledger
 from ..tables import visible
 from . import held
-from .parts import Refused, boxed, fact, figure, html_table, number, shown, table
+from .parts import Refused, boxed, fact, figure, html_table, number, refused_mark, shown, table
 from .work import APP_CURVES, Drawing, Latest, PlanRequest, PlanView, Solved, Workers, image_uri
 
+#: What the page says of the plan it keeps showing while an input is refused.
+KEPT_PLAN = "correct the marked box to see the plan it asks for"
 #: Range of the budget slider, as powers of ten [$].
 BUDGET_DECADES = (3.0, 7.0)
 #: Step of the budget slider [decades]; the box and the slider agree when they round alike.
@@ -60,6 +62,7 @@ def page(ledger: Ledger) -> Any:
                 "budget_slider", "Budget, log₁₀ $", *BUDGET_DECADES, math.log10(DEFAULT_BUDGET), step=BUDGET_STEP
             ),
             boxed(ui.input_numeric("budget", "Budget [$]", shown(DEFAULT_BUDGET), min=0, step=1000), "budget_message"),
+            ui.output_ui("refused_marks"),
             ui.h6("Hours already held"),
             *held.boxes(ledger),
             ui.h6("Mix bounds (share of effective hours)"),
@@ -120,7 +123,8 @@ def setting(input: Any, ledger: Ledger) -> tuple[tuple[tuple[str, float], ...], 
     hours = held.read_boxes(input, held.editable(ledger))
     shares = {}
     for i, kind in enumerate(kinds(ledger)):
-        share = number(input[f"max_share_{i}"](), f"max share of {visible(kind)!r}", high=1.0, blank=True)
+        share = number(input[f"max_share_{i}"](), f"max share of {visible(kind)!r}", high=1.0, blank=True,
+                       field=f"max_share_{i}")  # fmt: skip
         if share is not None:
             shares[kind] = share
     return tuple(hours.items()), tuple(shares.items())
@@ -168,13 +172,18 @@ def server(
         if slider is None or round(x, 2) != round(slider, 2):
             ui.update_slider("budget_slider", value=round(x, 2))
 
+    #: The input whose value the page does not take now (its id), to mark it; None when every one is taken.
+    refused_field: Any = reactive.value(None)
+
     @reactive.calc
     def request() -> tuple[PlanRequest | None, str]:
         try:
             hours, shares = setting(input, ledger)
-            budget = number(input.budget(), "budget", high=MOST_BUDGET)
+            budget = number(input.budget(), "budget", high=MOST_BUDGET, field="budget")
         except Refused as exc:
+            refused_field.set(exc.field)
             return None, str(exc)
+        refused_field.set(None)
         return PlanRequest(ledger, token, hours, shares, float(budget or 0.0)), ""
 
     async def solve(asked: PlanRequest) -> Any:
@@ -188,7 +197,18 @@ def server(
     @reactive.effect
     def _ask() -> None:
         asked, message = request()
-        shown_plan.set((None, (None, message)) if asked is None else (asked, plans.get(asked)))
+        if asked is not None:
+            shown_plan.set((asked, plans.get(asked)))
+            return
+        # a value the page does not take: the last plan stays shown, with why the new one is not
+        with reactive.isolate():
+            last, (solved, _before) = shown_plan()
+        kept = f" (the plan shown is the last one asked for: {KEPT_PLAN})" if solved is not None else ""
+        shown_plan.set((last, (solved, message + kept)))
+
+    @shiny_render.ui
+    def refused_marks() -> Any:
+        return refused_mark(refused_field())
 
     def plan() -> tuple[Solved | None, str]:
         return shown_plan()[1]
