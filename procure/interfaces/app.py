@@ -45,6 +45,10 @@ from .tables import visible
 
 #: The extra that installs the app's framework.
 APP_EXTRA = "app"
+#: Where the page loads Plotly's JavaScript from: the app's own address, under this path.
+VENDOR = "vendor"
+#: Plotly's JavaScript file in the installed package's ``package_data`` folder.
+PLOTLY_JS = "plotly.min.js"
 #: Seconds after the last session ends, if no session has opened meanwhile, before the worker
 #: processes that served sessions are replaced by fresh ones (:meth:`.pages.work.Workers.recycle`,
 #: which takes a core for a few seconds, in the background) and the server hands back the memory
@@ -66,6 +70,17 @@ def require_shiny() -> Any:
     return shiny
 
 
+def plotly_assets() -> Path | None:
+    """The folder of the installed Plotly's own JavaScript (:data:`PLOTLY_JS`), which the app
+    serves itself under :data:`VENDOR`: the page's charts need no network; None without Plotly."""
+    try:
+        import plotly
+    except ImportError:
+        return None
+    folder = Path(plotly.__file__).parent / "package_data"
+    return folder if (folder / PLOTLY_JS).is_file() else None
+
+
 def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = None) -> Any:
     """The Shiny app of a ledger folder (the default ledger if None), solving and drawing in
     ``workers`` (new ones if None; they start with their first task).
@@ -80,6 +95,7 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
 
     files = LedgerFiles(ledger_dir)
     files.now()
+    plotly_dir = plotly_assets()
     work = workers if workers is not None else Workers()
     live: set[str] = set()
 
@@ -95,7 +111,9 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
             *([ui.nav_panel("Fit", fit_page.page(ledger))] if fit_page.has_runs(ledger) else []),
             title=f"procure — {visible(ledger.path.name)}",
             id="page",
-            header=ui.tags.style(STYLE),
+            header=ui.TagList(
+                ui.tags.style(STYLE), *([ui.tags.script(src=f"{VENDOR}/{PLOTLY_JS}")] if plotly_dir else [])
+            ),
         )
 
     def server(input: Any, output: Any, session: Any) -> None:
@@ -127,7 +145,7 @@ def make_app(ledger_dir: Path | str | None = None, workers: Workers | None = Non
             work.recycle()
             release_memory()
 
-    app = App(page, server)
+    app = App(page, server, static_assets={f"/{VENDOR}": plotly_dir} if plotly_dir else None)
     app.procure_workers = work  # type: ignore[attr-defined]
     return app
 

@@ -136,19 +136,12 @@ def _card(label: str, inner: str, note: str = "") -> str:
     return f'<div class="card"><div class="label">{html.escape(label)}</div><div class="big">{inner}</div>{extra}</div>'
 
 
-def _chart(fig: Any, div_id: str) -> str:
-    from .report_charts import CHART_CONFIG
-
-    return '<div class="chart">' + fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                                               config=CHART_CONFIG) + "</div>"  # fmt: skip
-
-
 def _swatch(name: str, colours: dict[str, str]) -> str:
     return f'<span class="swatch" style="background:{colours.get(name, "#222")}"></span>{html.escape(name)}'
 
 
 def _answer(r: dict[str, Any], colours: dict[str, str]) -> str:
-    from .report_charts import hours_chart
+    from .report_charts import chart_html, hours_chart
 
     bought = [row for row in r["plan"] if row["hours"] > 0]
     words = ", ".join(f"{number(row['hours'])} h of {html.escape(row['source'])}" for row in bought) or "nothing"
@@ -199,13 +192,13 @@ def _answer(r: dict[str, Any], colours: dict[str, str]) -> str:
                        _price(row["marginal_value_per_usd"]))]  # fmt: skip
         rows.append(cells)
     numeric = [False] * (2 if with_format else 1) + [True] * 7
-    chart = _chart(hours_chart(r["plan"], colours), "chart-hours")
+    chart = chart_html(hours_chart(r["plan"], colours), "chart-hours")
     return (f'<section id="answer"><h2>The answer</h2><p class="lead">{lead}</p><div class="cards">{"".join(cards)}'
             f'</div><div class="pair">{_table(heads, rows, numeric)}{chart}</div></section>')  # fmt: skip
 
 
 def _bill(r: dict[str, Any], colours: dict[str, str]) -> str:
-    from .report_charts import bill_chart
+    from .report_charts import bill_chart, chart_html
 
     rows = []
     for row in r["plan"]:
@@ -217,11 +210,11 @@ def _bill(r: dict[str, Any], colours: dict[str, str]) -> str:
     table = _table(["source", "purchase $", "transport $", "all in $", "moving share"], rows, [False, *[True] * 4])
     return (f'<section id="bill"><h2>The bill per source</h2><p>What each source costs to buy, and to move through '
             f"the training run (its transport bill).</p><div class=\"pair\">{table}"
-            f"{_chart(bill_chart(r['plan'], colours), 'chart-bill')}</div></section>")  # fmt: skip
+            f"{chart_html(bill_chart(r['plan'], colours), 'chart-bill')}</div></section>")  # fmt: skip
 
 
 def _capacities(r: dict[str, Any]) -> str:
-    from .report_charts import capacity_chart
+    from .report_charts import capacity_chart, chart_html
 
     per_period = any("period" in c for c in r["capacities"])
     heads = (["period"] if per_period else []) + ["capacity", "used", "limit", "binds", "value of one more unit",
@@ -240,13 +233,13 @@ def _capacities(r: dict[str, Any]) -> str:
             "shadow price: the value one more unit of it would bring, and in dollars (its value over λ) what the plan "
             f"could pay for that unit.</p><ul>{prices}</ul>")  # fmt: skip
     numeric = ([False] if per_period else []) + [False, True, True, False, True, True]
-    chart = "" if per_period else _chart(capacity_chart(r["capacities"]), "chart-capacities")
+    chart = "" if per_period else chart_html(capacity_chart(r["capacities"]), "chart-capacities")
     return (f'<section id="capacities"><h2>Capacities, and what one more unit is worth</h2>{text}'
             f"{_table(heads, rows, numeric)}{chart}</section>")  # fmt: skip
 
 
 def _sensitivity(r: dict[str, Any], sweep: pd.DataFrame | None, colours: dict[str, str]) -> str:
-    from .report_charts import sensitivity_chart
+    from .report_charts import chart_html, sensitivity_chart
 
     if sweep is None:
         return ""
@@ -272,11 +265,11 @@ def _sensitivity(r: dict[str, Any], sweep: pd.DataFrame | None, colours: dict[st
             f"{SWEEP_RANGE[0]:g} to {SWEEP_RANGE[1]:g} (each to a relative gap of {SWEEP_TOLERANCE:g}).</p>"
             f"{notes}{ranging}"
             f"{_table(['byte price', 'value', 'λ', 'purchase $', 'transport $'], rows, [False, *[True] * 4])}"
-            f"{_chart(sensitivity_chart(sweep, colours), 'chart-sensitivity')}</section>")  # fmt: skip
+            f"{chart_html(sensitivity_chart(sweep, colours), 'chart-sensitivity')}</section>")  # fmt: skip
 
 
 def _schedule(r: dict[str, Any], colours: dict[str, str]) -> str:
-    from .report_charts import schedule_chart
+    from .report_charts import chart_html, schedule_chart
 
     if not r.get("periods"):
         return ""
@@ -287,13 +280,13 @@ def _schedule(r: dict[str, Any], colours: dict[str, str]) -> str:
              _num(f"periods.{p['period']}.value", p["value"], number(p["value"], 2)),
              _num(f"periods.{p['period']}.lambda", p["lambda"], _price(p["lambda"]))]
             for p in r["periods"]]  # fmt: skip
-    chart = _chart(schedule_chart(r["schedule"], r["periods"], colours), "chart-schedule")
+    chart = chart_html(schedule_chart(r["schedule"], r["periods"], colours), "chart-schedule")
     return (f'<section id="schedule"><h2>The schedule: what to buy in each period</h2>'
             f"{_table(heads, rows, [False, *[True] * 8])}{chart}</section>")  # fmt: skip
 
 
 def _scenarios(r: dict[str, Any]) -> str:
-    from .report_charts import scenario_chart
+    from .report_charts import chart_html, scenario_chart
 
     if not r.get("scenario_values"):
         return ""
@@ -309,7 +302,7 @@ def _scenarios(r: dict[str, Any]) -> str:
         if v is None:
             continue
         rows.append([html.escape(label), _num(key, v, number(v, digits) if digits is not None else f"{v:g}")])
-    chart = _chart(scenario_chart(r["scenario_values"], r.get("mean_plan_values")), "chart-scenarios")
+    chart = chart_html(scenario_chart(r["scenario_values"], r.get("mean_plan_values")), "chart-scenarios")
     return (f'<section id="scenarios"><h2>Over {len(r["scenario_values"])} scenarios</h2>'
             f"{_table(['', 'value [own-hour equivalents]'], rows, [False, True])}{chart}</section>")  # fmt: skip
 

@@ -43,6 +43,13 @@ def _figure(title: str, height: int = CHART_HEIGHT) -> Any:
     return fig
 
 
+def chart_html(fig: Any, div_id: str) -> str:
+    """A chart as an HTML fragment in a ``div.chart`` (Plotly's script not included: the page
+    loads it once)."""
+    return '<div class="chart">' + fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                                               config=CHART_CONFIG) + "</div>"  # fmt: skip
+
+
 def hours_chart(plan: list[dict[str, Any]], colours: dict[str, str]) -> Any:
     """Hours to buy of each source, a bar each in its colour; the hover shows the table's cell."""
     import plotly.graph_objects as go

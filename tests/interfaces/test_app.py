@@ -320,6 +320,30 @@ def test_a_refused_box_is_marked_and_the_last_plan_stays(page):
     assert wait_text(page, "plan_value", lambda t: t == value) == value
 
 
+def test_the_plans_charts_hover_with_the_tables_figures(page):
+    # Plotly served by the app itself (no network), each bar's hover the plan table's cell
+    page.get_by_role("tab", name="Plan").click()
+    wait_text(page, "plan_value", lambda t: t[:1].isdigit())
+    page.wait_for_selector("#app-chart-hours .bars .point path", timeout=TIMEOUT)
+    rows = [r for r in table_cells(page, "plan_table") if r[0] != "total"]
+    bars = page.locator("#app-chart-hours .bars .point path")
+    assert bars.count() == len(rows)
+    label = page.locator("#app-chart-hours .hoverlayer .hovertext")
+    for i, row in enumerate(rows):
+        page.mouse.move(0, 0)  # off the chart: its label goes
+        label.wait_for(state="detached", timeout=TIMEOUT)
+        bars.nth(i).scroll_into_view_if_needed()
+        box = bars.nth(i).bounding_box()
+        assert box is not None
+        # the bar's foot (a short bar is a few pixels high); the drag layer above it takes the pointer
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 1)
+        label.wait_for(timeout=TIMEOUT)
+        assert (label.text_content() or "").strip() == f"{row[0]}: {row[1]} h"
+    assert page.locator("#app-chart-capacities .bars .point path").count() >= 1
+    scripts = page.eval_on_selector_all("script[src]", "s => s.map(e => e.getAttribute('src'))")
+    assert any(src.endswith("plotly.min.js") and "://" not in src for src in scripts)
+
+
 def test_the_budget_slider_and_box_follow_each_other(page):
     page.get_by_role("tab", name="Plan").click()
     wait_text(page, "plan_value", lambda t: t[:1].isdigit())

@@ -84,6 +84,7 @@ def page(ledger: Ledger) -> Any:
             ui.card(ui.card_header("The ledger's sources"), table("sources_table"), ui.output_text("sources_more")),
             col_widths=LAYOUT,
         ),
+        ui.card(ui.card_header("The plan by source: point at a bar for its figure"), ui.output_ui("plan_charts")),
         *extra_cards(ledger),
         ui.card(ui.card_header("Value curves and the plan's points"), figure("curves"), ui.output_text("curves_note")),
     )
@@ -128,6 +129,26 @@ def setting(input: Any, ledger: Ledger) -> tuple[tuple[tuple[str, float], ...], 
         if share is not None:
             shares[kind] = share
     return tuple(hours.items()), tuple(shares.items())
+
+
+def plan_charts_html(record: dict[str, Any]) -> str:
+    """The plan's charts, interactive (Plotly, loaded once by the page): hours to buy, purchase
+    and transport, and the capacities, each source in its colour; a bar's hover shows the
+    figure the plan table shows. Nothing where Plotly is not installed."""
+    try:
+        from ..report_charts import bill_chart, capacity_chart, chart_html, hours_chart
+    except ImportError:
+        return ""
+    from ..colours import source_colours
+
+    rows = record["plan"]
+    colours = source_colours([row["source"] for row in rows])
+    try:
+        return "".join((chart_html(hours_chart(rows, colours), "app-chart-hours"),
+                        chart_html(bill_chart(rows, colours), "app-chart-bill"),
+                        chart_html(capacity_chart(record["capacities"]), "app-chart-capacities")))  # fmt: skip
+    except ImportError:  # report_charts imports Plotly when a chart is made
+        return ""
 
 
 def _more(left_out: int) -> str:
@@ -280,6 +301,13 @@ def server(
     def sources_more() -> str:
         v = view()
         return _more(v.sources.left_out) if v is not None else ""
+
+    @shiny_render.ui
+    def plan_charts() -> Any:
+        solved = plan()[0]
+        if solved is None:
+            return None
+        return ui.HTML(plan_charts_html(solved.plan.to_dict()))
 
     async def draw(drawing: Drawing) -> tuple[bytes | None, str]:
         return await workers.draw(drawing), ""
