@@ -465,18 +465,21 @@ def test_a_save_writes_only_what_the_session_changed(browser, ledger_copy, capsy
 
 
 @pytest.mark.parametrize("twin", ["2e9", "", "1e400", "-3"])
-def test_a_bad_box_saves_nothing(browser, ledger_copy, twin):
+def test_a_bad_box_saves_nothing(browser, ledger_copy, twin, capsys):
     proc, url = start_app(ledger_copy)
     try:
         before = (ledger_copy / "sources.csv").read_bytes()
         p = open_page(browser, url, tab="Plan")
         controller.InputNumeric(p, "held_0").set("5")
+        record = solve_json(capsys, "--ledger", str(ledger_copy), "--budget", "100000", "--held", "own=5")
+        wait_text(p, "plan_value", lambda t: t == f"{record['value']:,.2f}")
         controller.InputNumeric(p, "held_1").set(twin)
         message = save(p, lambda t: t.startswith("Not saved"))
         assert "twin" in message and "own" not in message
         assert (ledger_copy / "sources.csv").read_bytes() == before
         assert "twin" in wait_text(p, "plan_message", lambda t: "twin" in t)
-        assert p.inner_text("#plan_value") == "—"
+        # the plan shown stays the last one asked for with every box taken
+        assert p.inner_text("#plan_value") == f"{record['value']:,.2f}"
         p.context.close()
     finally:
         stop(proc)
