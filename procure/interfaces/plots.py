@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..defaults import RANGING_LIMITS
 from ..program.numbers import value
@@ -46,6 +47,8 @@ CURVE_SPEND_SHARE = 0.25
 CURVE_LEAST_HOURS = 1.0
 #: Points along each drawn curve [points].
 CURVE_POINTS = 200
+#: Most ticks on a value curve's dollar axis, so that six-digit labels do not run together [ticks].
+CURVE_TICKS = 4
 
 
 @quiet_glyphs
@@ -88,6 +91,7 @@ def value_curves(plan: Plan, problem: Problem) -> Figure:
             ax.plot(dollars, v_plan + plan.lambda_ * (dollars - x_plan * cost[i]), ":", color="grey", linewidth=1)
         ax.set_title(f"{label(r['source'])}: {x_plan:,.0f} h, value {v_plan:,.1f}", loc="left", fontsize=9)
         ax.set_xlabel("$ all in, capacity charges included", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(CURVE_TICKS))  # six-digit dollars at 7 pt: few ticks
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0, 0].set_ylabel("value")

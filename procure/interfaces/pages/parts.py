@@ -165,11 +165,13 @@ class LedgerFiles:
             return self._read
 
 
-#: The pages' style: facts on one line each, messages in red, tables with numbers to the right
-#: that scroll inside their card rather than spill out of it, figures as wide as their card.
+#: The pages' style: facts on one line each, the number beside its label (not across the card
+#: from it), messages in red, tables with numbers to the right that scroll inside their card
+#: rather than spill out of it, figures as wide as their card.
 STYLE = (
-    ".procure-fact{display:flex;gap:.5em;align-items:baseline;margin:.15em 0}"
-    ".procure-label{flex:1;color:#555}.procure-unit{color:#777;font-size:.85em}"
+    ".procure-fact{display:flex;gap:.75em;align-items:baseline;margin:.15em 0}"
+    ".procure-label{flex:0 0 6em;color:#555}.procure-unit{color:#777;font-size:.85em}"
+    ".procure-fact .shiny-text-output{font-weight:600;font-variant-numeric:tabular-nums}"
     ".procure-message,#pipeline_message,#plan_message,#budget_message,#cameras_message,#save_message,"
     "#prices_message{color:#b00020}"
     ".procure-note{color:#555;font-size:.85em}"
