@@ -170,7 +170,7 @@ class LedgerFiles:
 #: rather than spill out of it, figures as wide as their card.
 STYLE = (
     ".procure-fact{display:flex;gap:.75em;align-items:baseline;margin:.15em 0}"
-    ".procure-label{flex:0 0 6em;color:#555}.procure-unit{color:#777;font-size:.85em}"
+    ".procure-label{flex:0 1 13em;color:#555}.procure-unit{color:#777;font-size:.85em}"
     ".procure-fact .shiny-text-output{font-weight:600;font-variant-numeric:tabular-nums}"
     ".procure-message,#pipeline_message,#plan_message,#budget_message,#cameras_message,#save_message,"
     "#prices_message{color:#b00020}"
