@@ -38,6 +38,17 @@ FAMILIES = ("concave", "linear", "integer", "expected", "recourse_cvar", "evpi",
 # ---- the worker: runs in a process whose procure is one commit's ---------------------------
 
 
+def _moved(name: str) -> Any:
+    """``procure.program.numbers.<name>``, or ``procure.program.<name>`` in a commit from before
+    the program's numbers had a folder of their own."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"procure.program.numbers.{name}")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"procure.program.{name}")
+
+
 def _plan_numbers(plan: Any) -> dict[str, Any]:
     hours = plan.sources["hours"].to_numpy(float).tolist() if "hours" in plan.sources else []
     prices = {k: float(v) for k, v in plan.shadow_prices.items()}
@@ -57,10 +68,9 @@ def numbers(family: str, seed: int) -> dict[str, Any]:
     from procure.ledger import load_ledger
     from procure.ledger.scenarios import ledger_scenarios
     from procure.ledger.synthetic import random_ledger
-    from procure.program import from_ledger
-    from procure.program.numbers.scenarios import scenario_problem
-    from procure.program.solve.program import solve_problem
+    from procure.program import from_ledger, solve_problem
 
+    scenario_problem = _moved("scenarios").scenario_problem
     rng = np.random.default_rng(9_000 + seed)
     if family == "concave":
         ledger = random_ledger(int(rng.integers(5, 60)), seed, curves=("log", "exp", "power"))
@@ -96,11 +106,10 @@ def workload(name: str) -> float:
     from procure.ledger.periods import Periods
     from procure.ledger.scenarios import ledger_scenarios
     from procure.ledger.synthetic import random_ledger
-    from procure.program import from_ledger
-    from procure.program.numbers.periods import period_problem
-    from procure.program.numbers.scenarios import scenario_problem
-    from procure.program.solve.program import Program
+    from procure.program import Program, from_ledger
 
+    period_problem = _moved("periods").period_problem
+    scenario_problem = _moved("scenarios").scenario_problem
     t0 = time.perf_counter()
     if name.startswith("plan "):
         n = int(name.split()[1].replace(",", ""))
@@ -123,7 +132,7 @@ def workload(name: str) -> float:
 def worker(tree: str) -> None:
     """Answer one JSON request a line: ``["numbers", family, seed]`` or ``["time", name]``."""
     sys.path.insert(0, tree)
-    sys.path.insert(0, str(HERE / "benchmarks"))
+    sys.path.insert(0, str(Path(tree) / "benchmarks"))  # that commit's families (its module paths)
     import warnings
 
     warnings.simplefilter("ignore")
