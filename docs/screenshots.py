@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 SIZES = ((1280, 720), (1920, 1080))
 #: The app's pages, by tab, and an element each shows once drawn.
 PAGES = {"pipeline": ("Pipeline", "#queue img"), "plan": ("Plan", "#curves img"),
-         "byte-prices": ("Byte prices", "#byte_prices img")}  # fmt: skip
+         "byte-prices": ("Byte prices", "#byte_prices .js-plotly-plot")}  # fmt: skip
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 TIMEOUT = 60_000  # [ms]
 CLI = [sys.executable, "-c", "import sys; from procure.interfaces.cli import main; sys.exit(main(sys.argv[1:]))"]

@@ -372,7 +372,7 @@ def test_the_byte_price_page_uses_the_plan_pages_inputs(page, capsys):
     assert "from below 0.0001 to 10.87" in text and text.startswith(sentence.rstrip())
     at_one = next(row for row in table_cells(page, "sweep_table") if row[0] == "1")
     assert at_one[1] == f"{solve_json(capsys, '--budget', '100000')['value']:,.1f}"
-    page.wait_for_selector("#byte_prices img")
+    page.wait_for_selector("#byte_prices .js-plotly-plot")
     screenshot(page, "byte_prices")
     page.get_by_role("tab", name="Plan").click()
     controller.InputNumeric(page, "held_0").set("500")
@@ -405,7 +405,7 @@ def test_two_sessions_do_not_share_inputs(browser, server):
 def test_the_tables_fit_the_window(browser, server, viewport):
     pg = open_page(browser, server, viewport=viewport)
     name = f"{viewport[0]}x{viewport[1]}"
-    for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices img")):
+    for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices .js-plotly-plot")):
         pg.get_by_role("tab", name=tab).click()
         pg.wait_for_selector(ready)
         pg.wait_for_selector(".procure-table table:visible")
@@ -546,7 +546,7 @@ def test_no_warning_reaches_the_terminal(browser):
     try:
         p = open_page(browser, url)
         p.wait_for_selector("#queue img")
-        for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices img")):
+        for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices .js-plotly-plot")):
             p.get_by_role("tab", name=tab).click()
             p.wait_for_selector(ready)
         p.context.close()

@@ -64,9 +64,23 @@ def sweep_frame(request: PlanRequest) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def sweep_result(request: PlanRequest) -> tuple[tuple[bytes, str, Rows] | None, str]:
-    """In a worker: the figure (PNG), the ranging sentence and the sweep's table of
-    ``request``, or why there are none."""
+def sweep_chart(frame: pd.DataFrame) -> str | None:
+    """The sweep as an interactive chart (HTML for the page, which loads Plotly once), each
+    source in its colour; None where Plotly is not installed."""
+    try:
+        import plotly  # noqa: F401
+    except ImportError:
+        return None
+    from ..colours import source_colours
+    from ..report_charts import chart_html, sensitivity_chart
+
+    colours = source_colours(list(dict.fromkeys(frame["source"])))
+    return chart_html(sensitivity_chart(frame, colours), "app-chart-byte-prices")
+
+
+def sweep_result(request: PlanRequest) -> tuple[tuple[bytes | str, str, Rows] | None, str]:
+    """In a worker: the figure (an interactive chart's HTML, or a PNG without Plotly), the
+    ranging sentence and the sweep's table of ``request``, or why there are none."""
     from ...analyses.sensitivity import RANGING_LIMITS, byte_price_range
 
     try:
@@ -74,8 +88,9 @@ def sweep_result(request: PlanRequest) -> tuple[tuple[bytes, str, Rows] | None, 
         span = byte_price_range(request.problem())
     except ProcureError as exc:
         return None, str(exc)
-    png = draw(Drawing("sensitivity_hours", None, (frame, span)))
-    return (png, ranging_sentence(span, RANGING_LIMITS), sweep_rows(frame, "byte_price_x")), ""
+    chart = sweep_chart(frame)
+    shown = chart if chart is not None else draw(Drawing("sensitivity_hours", None, (frame, span)))
+    return (shown, ranging_sentence(span, RANGING_LIMITS), sweep_rows(frame, "byte_price_x")), ""
 
 
 def server(input: Any, output: Any, asked: Callable[[], tuple[PlanRequest | None, str]], workers: Workers) -> Latest:
@@ -101,8 +116,12 @@ def server(input: Any, output: Any, asked: Callable[[], tuple[PlanRequest | None
     @shiny_render.ui
     def byte_prices() -> Any:
         result, _ = sweep()
+        if result is None:
+            return None
+        if isinstance(result[0], str):
+            return ui.HTML(result[0])
         alt = "Hours bought of each source against the byte-price multiplier, the ranging interval shaded"
-        return ui.img(src=image_uri(result[0]), alt=alt) if result is not None else None
+        return ui.img(src=image_uri(result[0]), alt=alt)
 
     @shiny_render.text
     def ranging() -> str:
