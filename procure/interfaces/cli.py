@@ -25,6 +25,7 @@ from .commands.init import init_command
 from .commands.pipeline import bill_command, simulate_command
 from .commands.plan import solve_command
 from .commands.report import report_command
+from .commands.sample import sample_command
 
 #: Set this environment variable to see the traceback of an internal error.
 DEBUG_VARIABLE = "PROCURE_TRACEBACK"
@@ -60,7 +61,7 @@ def app() -> None:
 
 
 for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, report_command,
-                 app_command, calibrate_command, import_group, init_command, fit_command):  # fmt: skip
+                 app_command, calibrate_command, import_group, init_command, fit_command, sample_command):  # fmt: skip
     app.add_command(_command)
 
 
