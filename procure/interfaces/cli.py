@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     except (click.exceptions.Abort, KeyboardInterrupt, Interrupted):
         click.echo("procure: aborted", err=True)
         return 130
+    except click.exceptions.NoArgsIsHelpError as exc:  # ``procure`` alone: the help, not an error
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else "")
+        return 0
     except click.ClickException as exc:
         click.echo(f"procure: error: {exc.format_message()}", err=True)
         return exc.exit_code or 2
