@@ -77,6 +77,24 @@ class FieldNumber(click.ParamType):
         return int(number) if self.integer and checked is not None else checked
 
 
+class Money(click.ParamType):
+    """An amount of money (:func:`procure.interfaces.money.parse_money`: ``100k``,
+    ``$100,000``, ``1.5M``, …) [$]; its range is checked by the command, as the field's."""
+
+    name = "money"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The option's text read as dollars; a text that is no amount says what is taken."""
+        from .money import MONEY_FORMS, parse_money
+
+        if not isinstance(value, str):
+            return value
+        amount = parse_money(value)
+        if amount is None:
+            self.fail(f"{value!r} is not an amount of money: give {MONEY_FORMS}", param, ctx)
+        return amount
+
+
 def ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--ledger DIR``: the ledger folder, passed as ``ledger_dir``."""
     return click.option(

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LedgerError, quoted
+from ..spec import did_you_mean
 from .cameras import CAMERAS_FILE, read_cameras, with_cameras
 from .cards import (
     AcceleratorCard,
@@ -102,9 +103,9 @@ class Ledger:
         if hit.empty:
             hit = s[s["kind"] == name]
         if hit.empty:
-            raise LedgerError(
-                f"kind = {quoted(name)} is not in {self.path / 'sources.csv'}: sources are {', '.join(s['source'])}"
-            )
+            near = did_you_mean(str(name), [*s["source"].astype(str), *s["kind"].astype(str)])
+            known = ", ".join(s["source"])
+            raise LedgerError(f"kind = {quoted(name)} is not in {self.path / 'sources.csv'}{near}: sources are {known}")
         return hit.iloc[0]
 
 

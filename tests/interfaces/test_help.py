@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from procure.interfaces.cli import main
@@ -14,3 +16,46 @@ def test_no_arguments_prints_help_and_exits_0(capsys: pytest.CaptureFixture[str]
     assert "Usage: procure" in out
     assert "Commands:" in out
     assert err == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "dollars"),
+    [("100000", 1e5), ("100,000", 1e5), ("$100,000", 1e5), ("100k", 1e5), ("100K", 1e5), ("1.5M", 1.5e6),
+     ("$2.5m", 2.5e6), ("2.5e5", 2.5e5), ("$ 1,234.50", 1234.5), ("0.5b", 5e8)],
+)  # fmt: skip
+def test_an_amount_of_money_as_people_write_it(text, dollars):
+    from procure.interfaces.money import parse_money
+
+    assert parse_money(text) == pytest.approx(dollars, rel=1e-15)
+
+
+@pytest.mark.parametrize("text", ["100q", "1,00,000", "$", "k", "10 000", "1.5MM", "100,00", "$-"])
+def test_what_is_no_amount_of_money(text):
+    from procure.interfaces.money import parse_money
+
+    assert parse_money(text) is None
+
+
+def test_the_budget_takes_money_as_people_write_it(capsys):
+    assert main(["solve", "--budget", "100k", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["solve", "--budget", "$100,000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == plain["value"]
+    assert plain["budget"] == 100_000.0
+    assert main(["solve", "--budget", "100q"]) == 2
+    err = capsys.readouterr().err
+    assert "'100q' is not an amount of money" in err and "100k" in err and "Traceback" not in err
+    assert main(["solve", "--budget", "nan"]) == 2
+    assert "budget" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "near"),
+    [(["bill", "--kind", "twn"], "did you mean 'twin'?"),
+     (["solve", "--budget", "1000", "--held", "owm=500"], "did you mean 'own'?"),
+     (["solve", "--budget", "1000", "--max-share", "simm=0.1"], "did you mean 'sim'?")],
+)  # fmt: skip
+def test_a_name_close_to_a_source_or_kind_is_suggested(argv, near, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert near in err and len(err.strip().splitlines()) == 1

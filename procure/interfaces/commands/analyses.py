@@ -17,6 +17,7 @@ from ...defaults import (
 )
 from ...errors import ProcureError
 from ..options import (
+    Money,
     check_number,
     field_range,
     json_out_option,
@@ -55,7 +56,12 @@ def _one_time_note(ledger_dir: Path | None, command: str) -> None:
     help="volume: GB an hour; value: value per $ of the next hour (with --budget: value in the plan); "
     "share: transport's share of the price; price: purchase price.",
 )
-@click.option("--budget", type=float, default=None, help="Add each source's hours, GB and value in this budget's plan.")
+@click.option(
+    "--budget",
+    type=Money(),
+    default=None,
+    help="Add each source's hours, GB and value in this budget's plan [$]: 100000, 100k, 1.5M or $100,000.",
+)
 @click.option("--all", "every_row", is_flag=True, help=f"Print every source, not the first {TABLE_ROWS}.")
 @plot_option("the bill split per source (bytes, cores, idle)")
 @json_out_option
@@ -139,7 +145,13 @@ def _check_range(byte_range: tuple[float, float] | None, vary: tuple[str, float,
     help=f"Vary another input instead: {', '.join(VARY_PARAMETERS)}.",
 )
 @click.option("--steps", type=int, default=9, show_default=True, help="Points in the range.")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Dollars to spend [$].")
+@click.option(
+    "--budget",
+    type=Money(),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Dollars to spend [$]: 100000, 100k, 1.5M or $100,000.",
+)
 @click.option(
     "--tolerance",
     type=float,

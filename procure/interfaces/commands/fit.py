@@ -20,7 +20,7 @@ from ...fit_defaults import (
     LINKS,
     SCORE_LIKELIHOODS,
 )
-from ..options import WORKERS_HELP, json_out_option, ledger_option, plot_option
+from ..options import WORKERS_HELP, Money, json_out_option, ledger_option, plot_option
 from ..terminal import console, outputs, progress, say
 
 _FIT_HELP = (f"What the runs free, comma-separated, repeatable: {', '.join(FIT_COLUMNS)} (for every source a run "
@@ -86,7 +86,13 @@ def _items(given: tuple[str, ...]) -> tuple[str, ...] | None:
     help="Write the posterior draws as a scenarios.csv for procure solve --scenarios.",
 )
 @click.option("--next", "next_", is_flag=True, help="Rank the fitted numbers by EVPPI: which to measure next.")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True, help="Budget of the --next plan [$].")
+@click.option(
+    "--budget",
+    type=Money(),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Budget of the --next plan [$]: 100000, 100k, 1.5M or $100,000.",
+)
 @click.option(
     "--groups",
     type=int,

@@ -17,6 +17,7 @@ from ..options import (
     TIME_LIMIT_HELP,
     WORKERS_HELP,
     FieldNumber,
+    Money,
     check_number,
     format_list,
     json_out_option,
@@ -49,7 +50,9 @@ OPTION_NAMES = {
 
 @click.command("solve")
 @ledger_option
-@click.option("--budget", type=float, default=None, help="Dollars to spend, all in [$].")
+@click.option(
+    "--budget", type=Money(), default=None, help="Dollars to spend, all in [$]: 100000, 100k, 1.5M or $100,000."
+)
 @click.option("--target", type=float, default=None, help="Value to reach at least cost [own-hour equivalents].")
 @click.option(
     "--periods",

@@ -22,7 +22,7 @@ from ...ledger import Cluster, Ledger, matches
 from ...ledger.schema import OPTION_FIELDS, SOURCE_COLUMNS
 from ...ledger.variants import check_byte_price_x, ledger_transport
 from ...pipeline import bill
-from ...spec import check
+from ...spec import check, did_you_mean
 from . import value
 from .question import PRICE_COLUMNS, checked_question, checked_shares
 
@@ -269,7 +269,8 @@ def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.Data
     for name, hours in held.items():
         hit = out["source"] == name
         if not hit.any():
-            raise invalid("held", name, f"not a source of the ledger: sources are {', '.join(out['source'])}")
+            near = did_you_mean(str(name), out["source"].astype(str))
+            raise invalid("held", name, f"not a source of the ledger{near}: sources are {', '.join(out['source'])}")
         out.loc[hit, "held_hours"] = check(SOURCE_COLUMNS["held_hours"], hours, f"held {name}")
     return out
 

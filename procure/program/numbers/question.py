@@ -17,7 +17,7 @@ import pandas as pd
 from ...errors import invalid
 from ...ledger import matches
 from ...ledger.schema import OPTION_FIELDS
-from ...spec import check
+from ...spec import check, did_you_mean
 
 
 class Priced(Protocol):
@@ -62,7 +62,10 @@ def checked_shares(sources: pd.DataFrame, max_share: Mapping[str, float]) -> dic
     shares = dict(max_share)
     for key, share in shares.items():
         if not matches(sources, key).any():
-            raise invalid("max_share", key, f"names no source or kind: sources are {', '.join(sources['source'])}")
+            near = did_you_mean(str(key), [*sources["source"].astype(str), *sources["kind"].astype(str)])
+            raise invalid(
+                "max_share", key, f"names no source or kind{near}: sources are {', '.join(sources['source'])}"
+            )
         shares[key] = check(OPTION_FIELDS["max_share"], share, f"max_share {key}")
     return shares
 
