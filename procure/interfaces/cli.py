@@ -1,4 +1,5 @@
-"""The command line: ``procure bill | simulate | solve | rank | sensitivity | calibrate | import | init | app | fit``.
+"""The command line: ``procure bill | solve | rank | sensitivity | report | fit | calibrate | import | sample |
+simulate | app | init``.
 
 This module is the ``procure`` group and its entry point, :func:`main`; the commands are in
 :mod:`procure.interfaces.commands`, their tables in :mod:`procure.interfaces.render`. Library
@@ -26,6 +27,7 @@ from .commands.pipeline import bill_command, simulate_command
 from .commands.plan import solve_command
 from .commands.report import report_command
 from .commands.sample import sample_command
+from .help_text import conventional
 
 #: Set this environment variable to see the traceback of an internal error.
 DEBUG_VARIABLE = "PROCURE_TRACEBACK"
@@ -36,6 +38,10 @@ class Interrupted(Exception):
 
 
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in the order they were added: the order of the work."""
+        return list(self.commands)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -60,8 +66,9 @@ def app() -> None:
     """procure: which robot-learning hours to buy next, once moving them is paid for."""
 
 
-for _command in (bill_command, simulate_command, solve_command, rank_command, sensitivity_command, report_command,
-                 app_command, calibrate_command, import_group, init_command, fit_command, sample_command):  # fmt: skip
+for _command in conventional((bill_command, simulate_command, solve_command, rank_command, sensitivity_command,
+                              report_command, app_command, calibrate_command, import_group, init_command, fit_command,
+                              sample_command)):  # fmt: skip
     app.add_command(_command)
 
 

@@ -102,6 +102,7 @@ def ledger_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "ledger_dir",
         type=click.Path(path_type=Path),
         default=None,
+        metavar="DIR",
         help="Ledger folder (sources.csv, cluster.toml). Default: the shipped default ledger.",
     )(f)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -59,3 +60,28 @@ def test_a_name_close_to_a_source_or_kind_is_suggested(argv, near, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert near in err and len(err.strip().splitlines()) == 1
+
+
+WORK_ORDER = ["bill", "solve", "rank", "sensitivity", "report", "fit", "calibrate", "import", "sample", "simulate",
+              "app", "init"]  # fmt: skip
+
+
+def test_the_commands_are_listed_in_the_order_of_the_work_with_whole_summaries(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    listed = out.split("Commands:", 1)[1].strip().splitlines()
+    assert [line.split()[0] for line in listed] == WORK_ORDER
+    assert not any(line.rstrip().endswith("...") for line in listed)  # no summary cut short
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+@pytest.mark.parametrize("command", WORK_ORDER)
+def test_every_commands_help_ends_with_examples_in_80_columns(command, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    examples = out.split("Examples:", 1)[1].split("Options:", 1)[0].strip().splitlines()
+    assert 2 <= len(examples) <= 4 and all(line.strip().startswith("procure ") for line in examples)
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert not re.search(r"(--[\w-]+|\[?[A-Z]+\]?) (FLOAT|PATH)\b", out)  # types read NUMBER, FILE, DIR
