@@ -26,6 +26,7 @@ __all__ = ["ARGUMENT_NAMES", "Solution", "SolveRequest"]
 #: passes its own option names instead (``names``).
 ARGUMENT_NAMES = {
     "budget": "budget",
+    "budget_or_target": "budget=B or target=V",
     "ranging": "ranging",
     "risk_alpha": "risk_alpha",
     "risk_weight": "risk_weight",

@@ -183,6 +183,8 @@ def prepare(
         raise InputError(f"{name['ranging']} is for a plan without scenarios")
     elif scheduler is not None:
         scheduler = check_scheduler(scheduler, name["scheduler"])
+    if (budget is None) == (target is None):
+        raise InputError(f"budget and target: give exactly one ({name['budget_or_target']})")
     problem = from_ledger(loaded, budget=budget, target=target, held=held or None, max_share=max_share or None)
     if byte_price_x is not None:
         problem = problem.with_byte_price_x(byte_price_x)

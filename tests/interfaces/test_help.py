@@ -85,3 +85,13 @@ def test_every_commands_help_ends_with_examples_in_80_columns(command, capsys, m
     assert 2 <= len(examples) <= 4 and all(line.strip().startswith("procure ") for line in examples)
     assert all(len(line) <= 80 for line in out.splitlines())
     assert not re.search(r"(--[\w-]+|\[?[A-Z]+\]?) (FLOAT|PATH)\b", out)  # types read NUMBER, FILE, DIR
+
+
+def test_the_library_names_its_own_arguments_and_the_command_its_options(capsys):
+    import procure
+    from procure.errors import InputError
+
+    with pytest.raises(InputError, match=r"give exactly one \(budget=B or target=V\)"):
+        procure.solve(budget=100, target=5)
+    assert main(["solve", "--budget", "100", "--target", "5"]) == 2
+    assert "give exactly one (--budget B or --target V)" in capsys.readouterr().err

@@ -30,6 +30,7 @@ from ..terminal import console, outputs, plots, progress
 #: How the messages of a solve name its arguments: as this command's options.
 OPTION_NAMES = {
     "budget": "--budget",
+    "budget_or_target": "--budget B or --target V",
     "ranging": "--ranging",
     "risk_alpha": "--risk-alpha",
     "risk_weight": "--risk-weight",

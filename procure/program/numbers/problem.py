@@ -26,6 +26,9 @@ from ...spec import check, did_you_mean
 from . import value
 from .question import PRICE_COLUMNS, checked_question, checked_shares
 
+#: How the library says to give a budget or a target; the command line says it in its options.
+EXACTLY_ONE = "budget=B or target=V"
+
 
 class Mode(StrEnum):
     """What the program is asked: the most value for a budget, or the least money for a value."""
@@ -121,7 +124,7 @@ class Problem:
             return Mode.BUDGET
         if self.target is not None:
             return Mode.TARGET
-        raise InputError("budget and target: give exactly one (--budget B or --target V)")
+        raise InputError(f"budget and target: give exactly one ({EXACTLY_ONE})")
 
     def column(self, name: str) -> np.ndarray:
         """One column of :attr:`sources` as floats, in source order (read once, read-only: a
@@ -365,7 +368,7 @@ def from_ledger(
         override for an unknown source; a mix bound outside [0, 1] or naming nothing.
     """
     if (budget is None) == (target is None):
-        raise InputError("budget and target: give exactly one (--budget B or --target V)")
+        raise InputError(f"budget and target: give exactly one ({EXACTLY_ONE})")
     budget = check_budget(budget) if budget is not None else None
     target = check_target(target) if target is not None else None
     priced = price_ledger(ledger, cluster=cluster, held=held)
