@@ -175,6 +175,25 @@ def plan_cells(record: dict) -> list[list[str]]:
     return [*rows, total]
 
 
+def hover_texts(page, chart: str) -> list[str]:
+    """The hover of each horizontal bar of a Plotly chart (by its div's id), bar by bar: the
+    pointer just inside each one's end (a bar on a log axis starts far left, off the chart; the
+    chart's drag layer lies over its bars)."""
+    bars = page.locator(f"#{chart} .bars .point path")
+    label = page.locator(f"#{chart} .hoverlayer .hovertext")
+    texts = []
+    for i in range(bars.count()):
+        page.mouse.move(0, 0)
+        label.wait_for(state="detached", timeout=TIMEOUT)
+        bars.nth(i).scroll_into_view_if_needed()
+        box = bars.nth(i).bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)
+        label.wait_for(timeout=TIMEOUT)
+        texts.append((label.text_content() or "").strip())
+    return texts
+
+
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -197,9 +216,18 @@ def test_the_first_screen_is_the_ledgers_first_row(page, capsys):
     numbers = shown(page)
     assert numbers["busy"] == "34.6 %" and numbers["bill_usd"] == "$6.58"
     assert numbers == expected(bill_json(capsys))
-    page.wait_for_selector("#stage_rates img")
+    page.wait_for_selector("#stage_rates .js-plotly-plot")
     page.wait_for_selector("#queue img")
     screenshot(page, "pipeline")
+    # the charts' hovers: the binding stage's rate and each term of the bill, as procure bill prints them
+    record = bill_json(capsys)
+    assert (
+        hover_texts(page, "app-chart-stage-rates")[2]
+        == f"decode: {tables.number(record['decode_fps'])} frames/s, binds"
+    )
+    terms = [f"bytes ${record['bytes_usd']:,.2f}", f"cores ${record['cores_usd']:,.2f}",
+             f"idle accelerator ${record['idle_usd']:,.2f}"]  # fmt: skip
+    assert hover_texts(page, "app-chart-bill-split") == terms
 
 
 def test_more_cores_keep_the_accelerator_busy(page, capsys):

@@ -16,6 +16,7 @@ from ...defaults import APP_MOST_CORES, APP_SIMULATED_FRAMES
 from ...errors import ProcureError
 from ...ledger import Ledger, cluster_with, model_names, variant
 from ...ledger.load import load_accelerators
+from ..pipeline_charts import pipeline_chart_html
 from ..tables import pipeline_numbers
 from .parts import Refused, boxed, choices, chosen, fact, figure, number, shown
 from .work import Drawing, Latest, Workers, image_uri
@@ -209,6 +210,9 @@ def server(input: Any, output: Any, ledger: Ledger, workers: Workers) -> list[La
             row, key, _ = pipeline()
             if row is None:
                 return None
+            chart = pipeline_chart_html(name, row)  # interactive where it has that form
+            if chart is not None:
+                return ui.HTML(chart)
             args = (row, APP_SIMULATED_FRAMES) if what == "queue" else (row,)
             png, message = jobs[name].get(Drawing(what, key, args))
             return ui.img(src=image_uri(png), alt=alt) if png is not None else ui.span(message)
