@@ -18,6 +18,8 @@ STAGE_COLOUR = "#999999"
 BINDING_COLOUR = "#d62728"
 #: Colours of the bill's terms, none of them a source's colour (the bill is one source's).
 TERM_COLOURS = {"bytes": "#4c72b0", "cores": "#dd8452", "idle accelerator": "#8c8c8c"}
+#: Bottom margin of the bill's chart, room for its legend under the axis [px].
+BILL_LEGEND_MARGIN = 95
 #: A bar's hover: its text as the page prints it, nothing else.
 HOVER = "%{customdata}<extra></extra>"
 
@@ -60,7 +62,8 @@ def bill_chart(row: pd.Series) -> Any:
     fig.update_xaxes(title_text="$ per recorded hour")
     fig.update_yaxes(showticklabels=False)
     fig = _layout(fig, f"bill {money(float(row['bill_usd']))}, {100 * float(row['share']):.1f} % of the price")
-    fig.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.35}, plot_bgcolor="white")
+    fig.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.6, "traceorder": "normal"},
+                      margin={**CHART_MARGIN, "b": BILL_LEGEND_MARGIN})  # fmt: skip
     return fig
 
 

@@ -171,7 +171,7 @@ class LedgerFiles:
 STYLE = (
     ".procure-fact{display:flex;gap:.75em;align-items:baseline;margin:.15em 0}"
     ".procure-label{flex:0 1 13em;color:#555}.procure-unit{color:#777;font-size:.85em}"
-    ".procure-fact .shiny-text-output{font-weight:600;font-variant-numeric:tabular-nums}"
+    ".procure-fact .shiny-text-output{font-weight:600;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".procure-message,#pipeline_message,#plan_message,#budget_message,#cameras_message,#save_message,"
     "#prices_message{color:#b00020}"
     ".procure-note{color:#555;font-size:.85em}"
