@@ -243,7 +243,7 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
 
 
 def staged_name(real: Path) -> re.Pattern[str]:
-    """The names :func:`_stage` gives the temporary files of ``real`` beside it:
+    """The names ``_stage`` gives the temporary files of ``real`` beside it:
     ``.NAME.XXXXXXXX.SUFFIX``, eight of the letters :func:`tempfile.mkstemp` draws."""
     return re.compile(rf"\.{re.escape(real.name)}\.{STAGED_KEY}{re.escape(real.suffix)}")
 

@@ -13,9 +13,10 @@ from .report_charts import CHART_FONT, CHART_MARGIN
 
 #: Height of each of the page's charts [px].
 PIPELINE_CHART_HEIGHT = 260
+#: Colour of the binding stage.
+BINDING_COLOUR = "#d62728"
 #: Colour of a stage that keeps up, beside the binding one's (:data:`BINDING_COLOUR`).
 STAGE_COLOUR = "#999999"
-BINDING_COLOUR = "#d62728"
 #: Colours of the bill's terms, none of them a source's colour (the bill is one source's).
 TERM_COLOURS = {"bytes": "#4c72b0", "cores": "#dd8452", "idle accelerator": "#8c8c8c"}
 #: Bottom margin of the bill's chart, room for its legend under the axis [px].

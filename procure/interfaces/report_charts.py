@@ -1,6 +1,6 @@
 """The charts of ``procure report``: Plotly figures drawn from a plan's JSON object
 (:meth:`procure.analyses.request.Solution.to_dict`) and the byte-price sweep, each source in one
-colour across every chart (:func:`source_colours`).
+colour across every chart (:func:`procure.interfaces.colours.source_colours`).
 
 Every hover label shows a number as the report's tables write it (:mod:`procure.interfaces.cells`),
 so that what a reader points at reads the same as the table beside it. Nothing here computes

@@ -101,7 +101,7 @@ def price_thresholds(rate: np.ndarray, held: np.ndarray, room: np.ndarray,
                      derivative: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Per source, the prices in multipliers below which it buys more than nothing (its marginal
     value at the hours held) and below which it buys less than its box (at the box's end; 0 for
-    a box without end), both its rate for a linear source [value per h] (:func:`pivot_step`).
+    a box without end), both its rate for a linear source [value per h] (:func:`procure.program.dual.pivot.pivot_step`).
 
     ``derivative`` gives v'(e) of each source's curve at effective hours e (same shape as
     ``rate``: one scenario, or K × sources)."""

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the hand-over reads a built model; it needs no builder
 
 
 @dataclass
-class Solution:
+class SolverResult:
     """One solve's answer, by column and by named row."""
 
     status: str  # "optimal" | "infeasible" | "unbounded" | "time"
@@ -213,7 +213,7 @@ class HighsModel:
 
     def solve(
         self, time_left: float, rel_gap: float, *, cold: str = SIMPLEX, start: highspy.HighsSolution | None = None
-    ) -> Solution:
+    ) -> SolverResult:
         """Solve; the time limit is counted from the first run of this HiGHS object.
 
         ``cold`` is the method of a solve with no basis to start from: ``"choose"`` (HiGHS's
@@ -255,34 +255,34 @@ class HighsModel:
         bound = float(info.mip_dual_bound) if self.integer.any() else objective
         if not math.isfinite(bound):
             bound = objective
-        return Solution("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols),
+        return SolverResult("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols),
                         self._at(columns, self.w_cols), bound, objective, columns)  # fmt: skip
 
-    def _empty(self, status: str) -> Solution:
+    def _empty(self, status: str) -> SolverResult:
         nothing = np.zeros(len(self.x_cols))
         curves = np.zeros(len(self.z_cols))
-        return Solution(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
+        return SolverResult(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
 
     @staticmethod
     def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
 
-    def purchases(self, solution: Solution) -> np.ndarray:
+    def purchases(self, solution: SolverResult) -> np.ndarray:
         """Over periods, the hours bought of each source in each period of each scenario
         (scenarios × periods × sources) [h]."""
         m = self.built.model
         return self.values(solution, "y").reshape(len(m.W), len(m.T), len(m.S))
 
-    def values(self, solution: Solution, name: str) -> np.ndarray:
+    def values(self, solution: SolverResult, name: str) -> np.ndarray:
         """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
         return self._at(solution.columns, self.axis_cols[name])
 
-    def row_duals(self, solution: Solution, h: highspy.Highs | None = None) -> np.ndarray:
+    def row_duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed; ``h``:
         from that LP of this model instead (rows appended to it left out)."""
         return self._duals(solution, h)[0]
 
-    def _duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Duals of every row and reduced costs of every column at ``solution`` (of ``h``, an LP
         of this model with rows appended, where given); with integers, from the LP with them
         fixed."""
@@ -295,7 +295,7 @@ class HighsModel:
         n, m = self.h.getNumCol(), self.h.getNumRow()
         return np.asarray(sol.row_dual, dtype=float)[:m], np.asarray(sol.col_dual, dtype=float)[:n]
 
-    def fixed_lp(self, solution: Solution, deadline: float) -> highspy.Highs | None:
+    def fixed_lp(self, solution: SolverResult, deadline: float) -> highspy.Highs | None:
         """A new HiGHS object holding the model as an LP with its integers at ``solution``'s (from
         this one's basis where it has none), solved by ``deadline`` (:func:`time.perf_counter`)
         [s]; None where it is not optimal."""
@@ -313,7 +313,7 @@ class HighsModel:
             h.run()
         return h if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else None
 
-    def duals(self, solution: Solution, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
+    def duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
         a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
         own bounds carry, and each capacity's shadow price what its bounds carry

@@ -14,7 +14,7 @@ import highspy
 import numpy as np
 
 from ..model.forms import add_cuts
-from ..model.highs import Solution
+from ..model.highs import SolverResult
 from ..numbers.infrastructure import Infrastructure
 from ..numbers.periods import PeriodProblem
 from ..numbers.problem import CAPACITIES
@@ -134,7 +134,7 @@ def period_rows_of(program: Solving) -> dict[str, list[int]]:
     return period_rows(program.built.model, program.highs.row_of, list(program.problem.max_share))
 
 
-def duals_of(program: Solving, res: Solution, lp: highspy.Highs | None = None) -> tuple[float, dict[str, float]]:
+def duals_of(program: Solving, res: SolverResult, lp: highspy.Highs | None = None) -> tuple[float, dict[str, float]]:
     """λ [value per $] and the shadow prices [value per unit], from the LP (with integers fixed
     at the plan if any; ``lp``, an LP of the model with rows appended, where given)."""
     lam, capacity, mix = program.highs.duals(res, lp)

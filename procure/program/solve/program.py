@@ -41,7 +41,7 @@ from ...ledger.schema import OPTION_FIELDS
 from ...spec import check
 from ..model.build import BuiltModel, Formulation, build
 from ..model.forms import DEFAULT_HILL_POINTS
-from ..model.highs import SIMPLEX, HighsModel, Solution
+from ..model.highs import SIMPLEX, HighsModel, SolverResult
 from ..numbers.bounds import check_lots
 from ..numbers.infrastructure import Infrastructure
 from ..numbers.periods import PeriodProblem, single_period
@@ -292,7 +292,7 @@ class Program:
 
     def solve_once(
         self, deadline: float, *, rel_gap: float, cold: str = SIMPLEX, start: highspy.HighsSolution | None = None
-    ) -> Solution:
+    ) -> SolverResult:
         """One HiGHS solve of the model as it stands (``cold``: the method with no basis;
         ``start``: a point to start from instead, see :meth:`procure.program.model.highs.HighsModel.solve`);
         a :class:`SolveError` unless optimal."""
@@ -358,7 +358,7 @@ class Program:
         :func:`procure.program.readout.periods.period_rows`)."""
         return period_rows_of(self)
 
-    def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
+    def duals(self, res: SolverResult) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
         return duals_of(self, res)
 

@@ -22,7 +22,7 @@ import highspy
 import numpy as np
 
 from ..model.forms import cut_points, tangent_rows
-from ..model.highs import LEAST_TIME_LIMIT, Solution
+from ..model.highs import LEAST_TIME_LIMIT, SolverResult
 from ..numbers import value
 from ..numbers.bounds import CurveArrays
 from ..readout.plan import BINDING_TOLERANCE
@@ -64,7 +64,7 @@ def slope_brackets(a: CurveArrays, cut_curve: np.ndarray, cut_point: np.ndarray,
     return width
 
 
-def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[Solution, highspy.Highs | None]:
+def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[SolverResult, highspy.Highs | None]:
     """The LP of the model with ``r``'s integers fixed and tangents appended until the slopes of
     the concave curves bought in part are pinned (see the module), with its solution; ``r``'s
     solution and None (read the model's own duals) where nothing is to pin, the LP has no

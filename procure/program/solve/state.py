@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the face names the model's types; the loop that reads it im
     import highspy
 
     from ..model.build import BuiltModel, Formulation
-    from ..model.highs import HighsModel, Solution
+    from ..model.highs import HighsModel, SolverResult
     from ..numbers.problem import Problem
     from ..readout.plan import Plan
 
@@ -39,7 +39,7 @@ class Refined:
         The true objective, the bound and their relative gap.
     rounds : int
         Rounds taken.
-    results : Solution
+    results : SolverResult
         The last solver answer.
     lam : float
         λ where target mode asked for it (NaN otherwise).
@@ -111,7 +111,7 @@ class Solving(Protocol):
 
     def solve_once(
         self, deadline: float, *, rel_gap: float, cold: str = "choose", start: highspy.HighsSolution | None = None
-    ) -> Solution:
+    ) -> SolverResult:
         """One solve of the model as it stands."""
 
     def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None:
@@ -120,7 +120,7 @@ class Solving(Protocol):
     def at_budget(self, budget: float) -> None:
         """Put the model at a budget."""
 
-    def duals(self, res: Solution) -> tuple[float, dict[str, float]]:
+    def duals(self, res: SolverResult) -> tuple[float, dict[str, float]]:
         """λ and the shadow prices."""
 
     def money(self, r: Refined) -> float:
