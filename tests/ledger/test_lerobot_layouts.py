@@ -233,7 +233,7 @@ def test_the_repeat_default_is_calibrate_s_and_the_ledger_has_no_default(capsys)
     text = " ".join(capsys.readouterr().out.split())
     assert f"--repeat INTEGER Timed decoding runs of one video file (1 to 100); a note when they spread. " \
            f"[default: {calibration.DEFAULT_REPEAT}]" in text  # fmt: skip
-    ledger = text.split("--ledger PATH", 1)[1].split("--append Add", 1)[0]
+    ledger = text.split("--ledger DIR", 1)[1].split("--append Add", 1)[0]
     assert "needed with --append; no default" in ledger and "Default:" not in ledger
 
 
