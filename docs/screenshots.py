@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SIZES = ((1280, 720), (1920, 1080))
 #: The app's pages, by tab, and an element each shows once drawn.
-PAGES = {"pipeline": ("Pipeline", "#queue img"), "plan": ("Plan", "#curves img"),
+PAGES = {"pipeline": ("Pipeline", "#app-chart-queue .bars .point path"), "plan": ("Plan", "#curves img"),
          "byte-prices": ("Byte prices", "#byte_prices .js-plotly-plot")}  # fmt: skip
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 TIMEOUT = 60_000  # [ms]

@@ -26,13 +26,13 @@ from .canvas import label, quiet_glyphs, subplots
 from .canvas import save as save
 from .canvas import write_figure as write_figure
 from .colours import MONEY_COLOURS, source_colours
-from .pipeline_plots import TIMELINE_FRAMES as TIMELINE_FRAMES
-from .pipeline_plots import TIMELINE_LANES as TIMELINE_LANES
 from .pipeline_plots import bill_split as bill_split
 from .pipeline_plots import bill_terms as bill_terms
 from .pipeline_plots import busy_vs_cores as busy_vs_cores
 from .pipeline_plots import stage_rates as stage_rates
 from .pipeline_plots import timeline as timeline
+from .queue_view import TIMELINE_FRAMES as TIMELINE_FRAMES
+from .queue_view import TIMELINE_LANES as TIMELINE_LANES
 
 if TYPE_CHECKING:
     from ..analyses.solving import ScenarioPlan

@@ -325,8 +325,26 @@ def _formats(r: dict[str, Any]) -> str:
             f"{_table(heads, rows, [False, False, *[True] * 7])}</section>")  # fmt: skip
 
 
+def _ranges(ranges: pd.DataFrame | None, colours: dict[str, str]) -> str:
+    from .report_charts import RANGE_DIGITS, chart_html, range_chart
+
+    if ranges is None or ranges.empty:
+        return ""
+    rows = [[_swatch(r.source, colours), html.escape(r.number),
+             *(_num(f"ranges.{r.source}.{r.number}.{k}", v, f"{v:.{RANGE_DIGITS}g}")
+               for k, v in (("low", r.low), ("value", r.value), ("high", r.high)))]
+            for r in ranges.itertuples()]  # fmt: skip
+    chart = chart_html(range_chart(ranges, colours), "chart-ranges")
+    return ('<section id="ranges"><h2>The uncertain numbers</h2><p>The ranges the ledger gives (<code>NAME_low'
+            "</code> and <code>NAME_high</code> in sources.csv; <code>procure fit --write</code> writes a fitted "
+            "number's interval there, 90 % by default). The plan above uses each number's value; "
+            "<code>--samples N</code> draws scenarios from these ranges.</p>"
+            f"{_table(['source', 'number', 'low', 'value', 'high'], rows, [False, False, True, True, True])}"
+            f"{chart}</section>")  # fmt: skip
+
+
 def report_html(record: dict[str, Any], question: Sequence[tuple[str, str]], *, sweep: pd.DataFrame | None = None,
-                title: str = "What to buy next") -> str:  # fmt: skip
+                ranges: pd.DataFrame | None = None, title: str = "What to buy next") -> str:  # fmt: skip
     """The report's page.
 
     Parameters
@@ -338,6 +356,9 @@ def report_html(record: dict[str, Any], question: Sequence[tuple[str, str]], *, 
         What was asked, as (label, text) lines: the ledger, the budget or target, and each option given.
     sweep : pandas.DataFrame, optional
         The byte-price sweep (:func:`byte_price_points`); without it, no sensitivity section.
+    ranges : pandas.DataFrame, optional
+        The ledger's ranges (:func:`procure.ledger.scenarios.range_table`); without them or
+        when empty, no section of the uncertain numbers.
     title : str, default "What to buy next"
         The page's heading.
 
@@ -362,6 +383,7 @@ def report_html(record: dict[str, Any], question: Sequence[tuple[str, str]], *, 
         _schedule(record, colours),
         _scenarios(record),
         _formats(record),
+        _ranges(ranges, colours),
         f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "",
     ]
     data = json.dumps(record).replace("</", "<\\/")

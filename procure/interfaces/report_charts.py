@@ -29,6 +29,10 @@ CHART_FONT = {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica
 PLAN_COLOUR = "#222222"
 #: Colour of the mean-scenario plan's distribution.
 MEAN_PLAN_COLOUR = "#999999"
+#: Significant digits of a range's numbers in the report [digits].
+RANGE_DIGITS = 4
+#: Height of one source's row in the ranges' chart [px].
+RANGE_ROW_HEIGHT = 36
 #: Options of every chart: no Plotly logo, sized to the page.
 CHART_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -175,4 +179,31 @@ def scenario_chart(scenario_values: list[dict[str, Any]], mean_plan_values: list
                                                "<extra></extra>"))  # fmt: skip
     fig.update_xaxes(title_text="value of the plan in a scenario [own-hour equivalents]")
     fig.update_yaxes(title_text="probability of a value at most this", range=[0, 1.02])
+    return fig
+
+
+def range_chart(ranges: pd.DataFrame, colours: dict[str, str]) -> Any:
+    """Each range of the ledger as an interval around its value, a panel per number (the
+    numbers have their own units); the hover: ``twin survival: 0.5 (0.42 to 0.61)``."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    numbers = list(dict.fromkeys(ranges["number"]))
+    fig = make_subplots(rows=1, cols=len(numbers), subplot_titles=numbers, horizontal_spacing=0.12)
+    for k, name in enumerate(numbers, start=1):
+        part = ranges[ranges["number"] == name]
+        text = [f"{s} {name}: {v:.{RANGE_DIGITS}g} ({lo:.{RANGE_DIGITS}g} to {hi:.{RANGE_DIGITS}g})"
+                for s, lo, v, hi in zip(part["source"], part["low"], part["value"], part["high"],
+                                        strict=True)]  # fmt: skip
+        fig.add_trace(go.Scatter(x=part["value"], y=part["source"], mode="markers", name=name, customdata=text,
+                                 hovertemplate="%{customdata}<extra></extra>",
+                                 marker={"size": 10, "color": [colours.get(s, PLAN_COLOUR) for s in part["source"]]},
+                                 error_x={"type": "data", "symmetric": False, "array": part["high"] - part["value"],
+                                          "arrayminus": part["value"] - part["low"], "thickness": 2, "width": 6}),
+                      row=1, col=k)  # fmt: skip
+        fig.update_yaxes(autorange="reversed", row=1, col=k)
+    rows = RANGE_ROW_HEIGHT * ranges["source"].nunique()
+    height = max(CHART_HEIGHT // 2, rows + CHART_MARGIN["t"] + CHART_MARGIN["b"])
+    fig.update_layout(height=height, margin=CHART_MARGIN, font=CHART_FONT, template="plotly_white",
+                      hovermode="closest", showlegend=False)  # fmt: skip
     return fig

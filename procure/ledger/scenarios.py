@@ -194,6 +194,24 @@ def ranged_columns(sources: pd.DataFrame) -> list[str]:
     return [name for name in UNCERTAIN_COLUMNS if sources[name + RANGE_SUFFIXES[0]].notna().any()]
 
 
+def range_table(sources: pd.DataFrame) -> pd.DataFrame:
+    """Each range the ledger gives, a row each in the ledger's order of sources and of
+    :data:`~procure.ledger.schema.UNCERTAIN_COLUMNS`: ``source``, ``number`` (the column),
+    ``low``, ``value`` (the ledger's cell, the triangle's peak) and ``high`` [the column's unit].
+    ``procure fit --write`` writes a fitted number's 90 % interval here."""
+    rows = []
+    for name in ranged_columns(sources):
+        low = sources[name + RANGE_SUFFIXES[0]].to_numpy(dtype=float)
+        high = sources[name + RANGE_SUFFIXES[1]].to_numpy(dtype=float)
+        value = sources[name].to_numpy(dtype=float)
+        for i in np.flatnonzero(~np.isnan(low)).tolist():
+            rows.append({"source": str(sources["source"].iloc[i]), "number": name, "low": float(low[i]),
+                         "value": float(value[i]), "high": float(high[i])})  # fmt: skip
+    order = {str(n): k for k, n in enumerate(sources["source"])}
+    table = pd.DataFrame(rows, columns=["source", "number", "low", "value", "high"])
+    return table.sort_values("source", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+
+
 def sample_scenarios(sources: pd.DataFrame, samples: int, seed: int = 0) -> Scenarios:
     """Draw ``samples`` equally likely scenarios from the ranges of ``sources`` (see the module).
 

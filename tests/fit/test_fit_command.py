@@ -4,6 +4,7 @@ by ``procure solve``, --write through the ledger's locked edit, and the missing 
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import numpy as np
@@ -149,6 +150,14 @@ def test_write_sets_medians_and_ranges_and_nothing_else(ledger_dir, capsys):
     assert twin["exchange_rate_low"] == pytest.approx(row["q05"], rel=1e-5)
     assert twin["exchange_rate_high"] == pytest.approx(row["q95"], rel=1e-5)
     assert twin["saturation_hours"] == 800  # not fitted: as it was
+    # the report of the ledger so written shows the fit's interval around its median
+    page = ledger_dir.parent / "report.html"
+    code, _out, err = _run(["report", "--ledger", str(ledger_dir), "--budget", "50000", "--out", str(page)], capsys)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    for key, value in (("low", row["q05"]), ("value", row["median"]), ("high", row["q95"])):
+        shown = re.search(rf'data-key="ranges\.twin\.exchange_rate\.{key}" data-value="([^"]+)"', html)
+        assert shown is not None and float(shown.group(1)) == pytest.approx(value, rel=1e-5), key
 
 
 def test_write_needs_a_ledger_of_your_own(capsys, tmp_path):

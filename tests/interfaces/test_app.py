@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -217,7 +218,7 @@ def test_the_first_screen_is_the_ledgers_first_row(page, capsys):
     assert numbers["busy"] == "34.6 %" and numbers["bill_usd"] == "$6.58"
     assert numbers == expected(bill_json(capsys))
     page.wait_for_selector("#stage_rates .js-plotly-plot")
-    page.wait_for_selector("#queue img")
+    page.wait_for_selector("#app-chart-queue .bars .point path", timeout=TIMEOUT)
     screenshot(page, "pipeline")
     # the charts' hovers: the binding stage's rate and each term of the bill, as procure bill prints them
     record = bill_json(capsys)
@@ -228,6 +229,27 @@ def test_the_first_screen_is_the_ledgers_first_row(page, capsys):
     terms = [f"bytes ${record['bytes_usd']:,.2f}", f"cores ${record['cores_usd']:,.2f}",
              f"idle accelerator ${record['idle_usd']:,.2f}"]  # fmt: skip
     assert hover_texts(page, "app-chart-bill-split") == terms
+
+
+def test_the_queue_chart_hovers_with_the_simulations_frames(page, capsys):
+    # the queue as procure simulate runs it for the app's frames: the title's busy fraction is
+    # the command's, and a training bar's hover names its frame and its times
+    from procure.defaults import APP_SIMULATED_FRAMES
+
+    assert main(["simulate", "--frames", str(APP_SIMULATED_FRAMES), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    page.wait_for_selector("#app-chart-queue .bars .point path", timeout=TIMEOUT)
+    title = page.inner_text("#app-chart-queue")
+    assert f"busy {100 * record['busy_simulated']:.1f} % simulated" in title
+    assert f"{100 * record['busy_formula']:.1f} % by the closed form" in title
+    bar = page.locator("#app-chart-queue .bars .point path").last  # the accelerator's last frame
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    label = page.locator("#app-chart-queue .hoverlayer .hovertext")
+    label.wait_for(timeout=TIMEOUT)
+    assert re.fullmatch(r"frame \d+ trains: [\d.]+–[\d.]+ ms", (label.text_content() or "").strip())
 
 
 def test_more_cores_keep_the_accelerator_busy(page, capsys):
@@ -573,7 +595,7 @@ def test_no_warning_reaches_the_terminal(browser):
     proc, url = start_app()
     try:
         p = open_page(browser, url)
-        p.wait_for_selector("#queue img")
+        p.wait_for_selector("#app-chart-queue")
         for tab, ready in (("Plan", "#curves img"), ("Byte prices", "#byte_prices .js-plotly-plot")):
             p.get_by_role("tab", name=tab).click()
             p.wait_for_selector(ready)

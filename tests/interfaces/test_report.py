@@ -141,7 +141,55 @@ def test_every_headline_number_is_solve_json(report_of):
 
 def test_sections_come_in_order_question_and_answer_first(report_of):
     page = read_report(report_of(*BUDGET))
-    assert page.sections == ["question", "answer", "bill", "capacities", "sensitivity"]
+    # the default ledger gives the twin's exchange rate a range: its section closes the page
+    assert page.sections == ["question", "answer", "bill", "capacities", "sensitivity", "ranges"]
+
+
+def test_the_ranges_section_shows_each_range_the_ledger_gives(tmp_path):
+    # ranges written into a copy of the default ledger with the csv module, read back from the
+    # page's data-value attributes; the order is the ledger's order of sources
+    import csv
+
+    ledger = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), ledger)
+    with (ledger / "sources.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    given = {("own", "survival"): ("0.7", "0.95"), ("sim", "saturation_hours"): ("120", "450")}
+    columns = list(rows[0])
+    for (source, name), (low, high) in given.items():
+        for suffix in ("_low", "_high"):
+            if name + suffix not in columns:
+                columns.append(name + suffix)
+        row = next(r for r in rows if r["source"] == source)
+        row[name + "_low"], row[name + "_high"] = low, high
+    with (ledger / "sources.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    path = tmp_path / "r.html"
+    code, _out, err = run(["report", "--ledger", str(ledger), *BUDGET, "--out", str(path)])
+    assert code == 0, err
+    page = read_report(path)
+    expected = {("own", "survival"), ("twin", "exchange_rate"), ("sim", "saturation_hours")}
+    shown = {tuple(k.split(".")[1:3]) for k in page.values if k.startswith("ranges.")}
+    assert shown == expected
+    for source, name in expected:
+        row = next(r for r in rows if r["source"] == source)
+        for key, column in (("low", name + "_low"), ("value", name), ("high", name + "_high")):
+            assert page.values[f"ranges.{source}.{name}.{key}"] == [float(row[column])]
+    order = [k.split(".")[1] for k in page.values if k.startswith("ranges.") and k.endswith(".low")]
+    assert order == ["own", "twin", "sim"]
+
+
+def test_a_ledger_without_ranges_has_no_ranges_section(tmp_path):
+    ledger = tmp_path / "ledger"
+    shutil.copytree(default_ledger_dir(), ledger)
+    text = (ledger / "sources.csv").read_text()
+    (ledger / "sources.csv").write_text(text.replace(",0.1,0.6\n", ",,\n"))
+    path = tmp_path / "r.html"
+    code, _out, err = run(["report", "--ledger", str(ledger), *BUDGET, "--out", str(path)])
+    assert code == 0, err
+    assert "ranges" not in read_report(path).sections
 
 
 def test_scenarios_section_has_evpi_and_vss_of_solve_json(report_of):

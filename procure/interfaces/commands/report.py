@@ -150,7 +150,8 @@ def report_command(ctx: click.Context, out: Path, pdf: Path | None, title: str, 
     Takes procure solve's options. The page: the question and the answer (what to buy, what it
     costs to buy and to move, the value and its certificate), the bill per source, the
     capacities and what one more unit is worth, the plan as the byte price moves, and where
-    present the schedule, the scenarios with EVPI and VSS, and the formats chosen. Every number
+    present the schedule, the scenarios with EVPI and VSS, the formats chosen, and the ranges of
+    the ledger's uncertain numbers (procure fit --write's intervals). Every number of the plan
     is procure solve --json's for the same options.
 
     \b
@@ -171,8 +172,9 @@ def report_command(ctx: click.Context, out: Path, pdf: Path | None, title: str, 
         if browser is None:
             raise InputError(f"--pdf needs Chromium: none found (install chromium, or set {CHROMIUM_VARIABLE}=PATH); "
                              "--out FILE.html alone needs no browser")  # fmt: skip
-    from ...ledger.load import ledger_files
+    from ...ledger.load import ledger_files, load_ledger
     from ...ledger.periods import PERIOD_SOURCES_FILE
+    from ...ledger.scenarios import range_table
     from ..report import byte_price_points, report_html
 
     files = ReportOutputs(out, pdf)
@@ -184,7 +186,8 @@ def report_command(ctx: click.Context, out: Path, pdf: Path | None, title: str, 
     solution = request.solve()
     sweep = byte_price_points(solution.problem, time_left=lambda: request.time_limit - (time.monotonic() - start))
     record = solution.to_dict()
-    page = report_html(record, _question(ctx, options["ledger_dir"]), sweep=sweep, title=title)
+    ranges = range_table(load_ledger(options["ledger_dir"]).sources)
+    page = report_html(record, _question(ctx, options["ledger_dir"]), sweep=sweep, ranges=ranges, title=title)
     files.file(out, lambda tmp: tmp.write_text(page, encoding="utf-8"), "Report")
     if pdf is not None and browser is not None:
         files.file(pdf, lambda tmp: print_pdf(page, tmp, browser), "PDF")

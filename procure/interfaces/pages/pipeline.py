@@ -16,7 +16,7 @@ from ...defaults import APP_MOST_CORES, APP_SIMULATED_FRAMES
 from ...errors import ProcureError
 from ...ledger import Ledger, cluster_with, model_names, variant
 from ...ledger.load import load_accelerators
-from ..pipeline_charts import pipeline_chart_html
+from ..pipeline_charts import interactive, pipeline_chart_html, queue_chart_html
 from ..tables import pipeline_numbers
 from .parts import Refused, boxed, choices, chosen, fact, figure, number, shown
 from .work import Drawing, Latest, Workers, image_uri
@@ -165,6 +165,10 @@ FIGURES = {
 }
 
 
+#: The job of the interactive queue chart (:func:`procure.interfaces.pipeline_charts.queue_chart_html`).
+QUEUE_CHART = "queue_chart"
+
+
 def server(input: Any, output: Any, ledger: Ledger, workers: Workers) -> list[Latest]:
     """Register the page's outputs in the running session; returns its figure jobs, to close
     when the session ends."""
@@ -198,7 +202,9 @@ def server(input: Any, output: Any, ledger: Ledger, workers: Workers) -> list[La
     for key in NUMBER_IDS:
         output(id=key)(shiny_render.text(fact_text(key)))
 
-    async def run(drawing: Drawing) -> tuple[bytes | None, str]:
+    async def run(drawing: Drawing) -> tuple[bytes | str | None, str]:
+        if drawing.what == QUEUE_CHART:  # the interactive queue: HTML of a simulation run in a worker
+            return await workers.call(queue_chart_html, *drawing.args), ""
         return await workers.draw(drawing), ""
 
     jobs = {name: Latest(run) for name in FIGURES}
@@ -214,6 +220,9 @@ def server(input: Any, output: Any, ledger: Ledger, workers: Workers) -> list[La
             if chart is not None:
                 return ui.HTML(chart)
             args = (row, APP_SIMULATED_FRAMES) if what == "queue" else (row,)
+            if what == "queue" and interactive():
+                page, message = jobs[name].get(Drawing(QUEUE_CHART, key, args))
+                return ui.HTML(page) if page is not None else ui.span(message)
             png, message = jobs[name].get(Drawing(what, key, args))
             return ui.img(src=image_uri(png), alt=alt) if png is not None else ui.span(message)
 
