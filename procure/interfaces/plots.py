@@ -144,8 +144,17 @@ def sensitivity_hours(frame: pd.DataFrame, span: tuple[float, float] | None = No
     # a legend beside the axes: labels at the lines' ends overlap where two end close together
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     ax.set_xscale("log")
-    ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_ylim(bottom=0)
+    # the axis starts at the decade below the fewest hours bought, so that no empty band of
+    # decades sits under the lines; 0, where a source drops out, below one linear decade
+    hours = frame["hours"].to_numpy(dtype=float)
+    bought = hours[hours > 0]
+    floor = 10.0 ** math.floor(math.log10(bought.min())) if bought.size else 1.0
+    if (hours <= 0).any():
+        ax.set_yscale("symlog", linthresh=floor)
+        ax.set_ylim(bottom=0)
+    else:
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=floor)
     ax.set_ylabel("hours bought")
     ax.set_title(f"The plan as {parameter} moves", loc="left")
     if span is not None:

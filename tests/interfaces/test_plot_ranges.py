@@ -98,3 +98,25 @@ def test_busy_vs_cores_draws_past_the_cores_needed():
     assert cores[-1] >= max(need, float(row["cores"]), pipeline_plots.LEAST_CORES_DRAWN)
     past = pipeline_plots.CORES_PAST_NEED
     assert cores[-1] == pytest.approx(max(past * need, past * float(row["cores"]), pipeline_plots.LEAST_CORES_DRAWN))
+
+
+def _sweep_frame(hours: list[list[float]]):
+    """A byte-price sweep's frame: one row per (multiplier, source)."""
+    import pandas as pd
+
+    xs = [0.1, 1.0, 10.0]
+    rows = [{"parameter": "byte_price_x", "x": x, "source": f"s{j}", "hours": h[k], "plan_value": 1.0}
+            for j, h in enumerate(hours) for k, x in enumerate(xs)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_byte_price_axis_starts_at_the_decade_below_the_fewest_hours():
+    ax = plots.sensitivity_hours(_sweep_frame([[20.0, 22.0, 76.0], [5800.0, 8000.0, 15_000.0]])).axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylim()[0] == 10.0  # no empty decades below 20 h
+    assert ax.get_ylim()[1] >= 15_000.0
+
+
+def test_a_source_that_drops_out_is_drawn_at_zero():
+    ax = plots.sensitivity_hours(_sweep_frame([[0.0, 3.5, 40.0], [900.0, 800.0, 0.0]])).axes[0]
+    assert ax.get_yscale() == "symlog" and ax.get_ylim()[0] == 0.0
+    assert ax.yaxis.get_transform().linthresh == 1.0  # one linear decade under the fewest hours, 3.5
