@@ -28,11 +28,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import glob
 import os
 import re
-import secrets
-import shutil
 import stat
 import sys
 import tempfile
@@ -43,6 +40,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import invalid
+from .leftovers import backups_of, keep_old
 
 #: Bytes copied at a time into a device or a FIFO.
 CHUNK_BYTES = 1 << 16
@@ -56,8 +54,6 @@ FIFO_RETRY_S = 0.01
 #: Reads of a file's hard links before other ones are taken as the user's (another writer's
 #: second name of the file may come or go between reading the links and the names).
 LINK_READS = 5
-#: The random part of a staged file's name (:func:`tempfile.mkstemp`: eight of a-z, 0-9, _).
-STAGED_KEY = "[a-z0-9_]{8}"
 #: Paths that name a descriptor of this process rather than a file.
 DESCRIPTOR_PATH = re.compile(r"/dev/(stdout|stderr)|/(?:dev|proc/self)/fd/(\d+)")
 #: The descriptors of the standard streams, by their name in ``/dev``.
@@ -172,25 +168,14 @@ def _links(given: Path, real: Path, st: os.stat_result) -> int:
     """A regular file's hard links but the second names a writer gives it while replacing it;
     counted again where another writer's second name came or went between the two reads
     (:data:`LINK_READS` times at most)."""
-    links = st.st_nlink - _backups_of(real, st)
+    links = st.st_nlink - backups_of(real, st)
     for _ in range(LINK_READS - 1):
         if links <= 1:
             break
         with contextlib.suppress(OSError):
             st = os.stat(given)
-        links = st.st_nlink - _backups_of(real, st)
+        links = st.st_nlink - backups_of(real, st)
     return links
-
-
-def _backups_of(real: Path, st: os.stat_result) -> int:
-    """How many of a file's hard links are second names this module gave it while replacing it
-    (:func:`_keep_old`, under a writer's lock; one a killed writer left behind counts too)."""
-    count = 0
-    for other in real.parent.glob(f".{glob.escape(real.name)}.*.old"):
-        with contextlib.suppress(OSError):
-            o = os.stat(other)
-            count += (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino)
-    return count
 
 
 def _fsync(path: Path) -> None:
@@ -242,37 +227,6 @@ def _stage(where: Target, write: Callable[[Path], object], mode: int) -> Path:
     return tmp
 
 
-def staged_name(real: Path) -> re.Pattern[str]:
-    """The names ``_stage`` gives the temporary files of ``real`` beside it:
-    ``.NAME.XXXXXXXX.SUFFIX``, eight of the letters :func:`tempfile.mkstemp` draws."""
-    return re.compile(rf"\.{re.escape(real.name)}\.{STAGED_KEY}{re.escape(real.suffix)}")
-
-
-def remove_staged(path: Path | str) -> list[Path]:
-    """Remove the temporary files a writer of ``path`` staged beside it and left behind.
-
-    Call it only while holding the lock every writer of ``path`` holds while it stages (a
-    ledger's, :func:`procure.ledger.edit.ledger_lock`): then no live writer has one, and those
-    there were left by a writer killed mid-way (``SIGKILL``, a power cut). Other files beside
-    it are left alone.
-
-    Returns
-    -------
-    list of Path
-        The files removed.
-    """
-    real = Path(os.path.realpath(path))
-    name = staged_name(real)
-    gone = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(real.parent):
-            if name.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-                    gone.append(Path(entry.path))
-    return gone
-
-
 def _named(exc: OSError, path: Path) -> OSError:
     """An error of the system while a file is written (on its temporary file, its second name,
     its renaming or a stream), named by the user's path and said as such: ``not written: No
@@ -285,20 +239,6 @@ def _named(exc: OSError, path: Path) -> OSError:
 def _replace(src: Path, dst: Path) -> None:
     """Rename ``src`` over ``dst``, atomically."""
     os.replace(src, dst)
-
-
-def _keep_old(path: Path) -> Path:
-    """A second name for a file about to be replaced, beside it, to put it back from."""
-    while True:
-        backup = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
-        try:
-            os.link(path, backup)
-            return backup
-        except FileExistsError:
-            continue
-        except OSError:  # no hard links here: a copy
-            shutil.copy2(path, backup)
-            return backup
 
 
 def _open_stream(path: Path) -> int:
@@ -430,7 +370,7 @@ def write_all(
                 _pour(tmp, where)
             for where, tmp in [s for s in staged if not s[0].stream]:
                 try:
-                    kept.append((where.real, _keep_old(where.real) if where.old is not None else None))
+                    kept.append((where.real, keep_old(where.real) if where.old is not None else None))
                     _replace(tmp, where.real)
                 except OSError as exc:
                     raise _named(exc, where.given) from None

@@ -318,7 +318,7 @@ def _disk_full(*paths):
     raise OSError(28, "No space left on device", *map(str, paths[:2]))
 
 
-@pytest.mark.parametrize("step", ["_fsync", "_replace", "_keep_old"])
+@pytest.mark.parametrize("step", ["_fsync", "_replace", "keep_old"])
 def test_a_failed_write_names_the_users_file_not_the_temporary_one(tmp_path, capsys, monkeypatch, step):
     out = tmp_path / "plan.json"
     out.write_text("old\n")  # replaced: a second name of it is kept until the new one lands

@@ -12,11 +12,12 @@ that is a link to a shared ledger stays a link: the file it points to is changed
 Two programs may edit one ledger at once: each edit holds an advisory lock
 (:func:`ledger_lock`, on ``.sources.csv.lock`` beside the file) while it reads the file afresh,
 changes it and replaces it, so no edit is lost; a second edit waits for the first, at most
-:data:`LOCK_TIMEOUT` seconds. Once it holds the lock, an edit removes the temporary files an
-edit killed mid-way (``SIGKILL``) staged beside the file (``.sources.csv.XXXXXXXX.csv``,
-:func:`procure.files.remove_staged`): no live edit has one then. An editor that shows the
-ledger and writes it back later (the app) uses :func:`update_cells`, which refuses a change to
-a cell someone else changed since the editor read it.
+:data:`LOCK_TIMEOUT` seconds. Once it holds the lock, an edit removes what an edit killed
+mid-way (``SIGKILL``) left beside the file: its staged file ``.sources.csv.XXXXXXXX.csv`` and
+the old file's second name ``.sources.csv.hhhhhhhh.old`` (:func:`procure.leftovers.remove_staged`);
+no live edit has one then. An editor that shows the ledger and writes it back later (the app)
+uses :func:`update_cells`, which refuses a change to a cell someone else changed since the
+editor read it.
 
 Each change is an :class:`SourcesEdit`: :func:`set_cells`, :func:`append_row` and
 :func:`update_cells` write one at once; a command that writes other files too hands the edit
@@ -35,7 +36,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..errors import EditConflict, LedgerError
-from ..files import remove_staged, write_all
+from ..files import write_all
+from ..leftovers import remove_staged
 from .csvtext import check_regular
 from .schema import SOURCE_COLUMNS, USER_COLUMN_PREFIX
 from .sheet import NEEDS, Sheet

@@ -275,9 +275,12 @@ def test_the_second_name_a_writer_gives_the_file_is_not_a_users_link(ledger_copy
 
     sources = ledger_copy / "sources.csv"
     os.link(sources, ledger_copy / ".sources.csv.0123abcd.old")
+    (ledger_copy / ".sources.csv.notes.old").write_text("the user's\n")
     Outputs().will_edit(sources)
     set_cells(ledger_copy, "twin", {"held_hours": 6.0})
     assert _held(ledger_copy)["twin"] == 6
+    # the next edit, under the lock, removes the second name a killed writer left; not the user's
+    assert sorted(p.name for p in ledger_copy.glob(".sources.csv.*")) == [".sources.csv.lock", ".sources.csv.notes.old"]
     os.link(sources, ledger_copy / "mine.csv")
     with pytest.raises(InputError, match="has 2 hard links"):
         Outputs().will_edit(sources)

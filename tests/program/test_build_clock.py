@@ -61,3 +61,23 @@ def test_a_rebuild_that_would_outlast_the_time_left_is_not_started():
         program.rebuild(deadline=time.perf_counter() + 1.0)
     assert caught.value.reason is Reason.TIME_LIMIT
     program.rebuild(deadline=math.inf)  # no deadline: rebuilt
+
+
+def test_the_build_leaves_the_collectors_share_of_the_time_left(tmp_path, monkeypatch):
+    # the objects of a build made with the collector paused are gone over once it runs again:
+    # the build is given the time left over 1 + BUILD_COLLECT_SHARE, so that both end by the
+    # deadline (benchmarks/time_limit.py measures the end of a command cut short so)
+    import procure.program.solve.program as program
+
+    seen = []
+
+    def capture(*args, deadline=math.inf, **kwargs):
+        seen.append((time.perf_counter(), deadline))
+        return build(*args, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(program, "build", capture)
+    p = Program(_periods(4, tmp_path), time_limit=100.0)
+    ((start, given),) = seen
+    left = p.deadline - start
+    assert given == pytest.approx(start + left / (1 + program.BUILD_COLLECT_SHARE), abs=0.05)
+    assert given < p.deadline - 0.2 * left  # a share, not the whole time left
