@@ -106,11 +106,22 @@ def chooses(ledger: Ledger) -> bool:
     return listed or any(getattr(ledger.cluster, key) > 0 for key, _price in RENT_KEYS.values())
 
 
-def solve_infrastructure(inf: Infrastructure, solve: Callable[[Infrastructure], Plan]) -> Plan:
+#: What solves a program of purchase options: ``solve(inf, cuts)`` returns its plan and the
+#: tangent points of its model (:meth:`procure.program.model.build.BuiltModel.cuts`); ``cuts``
+#: are tangent points to start from.
+InfraSolve = Callable[[Infrastructure, Sequence[tuple[int, float]]], tuple[Plan, list[tuple[int, float]]]]
+
+
+def solve_infrastructure(inf: Infrastructure, solve: InfraSolve) -> Plan:
     """The plan over ``inf``'s options; with several cores counts, ``infrastructure["cores_values"]``
     gives the best value at each count alone (by count, the chosen one's the plan's), or in
-    target mode ``infrastructure["cores_money"]`` the least money at each."""
-    plan = solve(inf)
+    target mode ``infrastructure["cores_money"]`` the least money at each.
+
+    The program of each count alone starts from the tangent cuts of the plan's program: the
+    value curves are the same, so its cuts hold, and each count's solve certifies in the rounds
+    its own choice of formats needs rather than placing the cuts again.
+    """
+    plan, cuts = solve(inf, ())
     if len(inf.cores) > 1 and plan.infrastructure is not None:
         values: dict[str, float] = {}
         for count in inf.cores.tolist():
@@ -127,7 +138,7 @@ def solve_infrastructure(inf: Infrastructure, solve: Callable[[Infrastructure], 
                 capacity={k: v[[list(inf.cores).index(count)]] for k, v in inf.capacity.items()},
                 cores=inf.cores[[list(inf.cores).index(count)]],
             )  # fmt: skip
-            other = solve(alone)
+            other, _cuts = solve(alone, cuts)
             values[f"{count:g}"] = other.spent_usd if plan.mode == "target" else other.value
         key = "cores_money" if plan.mode == "target" else "cores_values"
         if plan.mode == "target":

@@ -7,7 +7,7 @@ it keeps its shape, all within the request's one time limit (see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,9 +164,13 @@ class SolveRequest:
             if self.options is not None:
                 from .infra import solve_infrastructure
 
-                def over(inf: Infrastructure) -> Plan:
-                    return program.solve_problem(inf, tolerance=self.tolerance, time_limit=deadline.time_limit(),
-                                                 time_left=deadline.time_limit)  # fmt: skip
+                def over(
+                    inf: Infrastructure, cuts: Sequence[tuple[int, float]]
+                ) -> tuple[Plan, list[tuple[int, float]]]:
+                    solver = program.Program(inf, tolerance=self.tolerance, time_limit=deadline.time_limit(),
+                                             cuts=cuts)  # fmt: skip
+                    solver.time_limit = deadline.time_limit()  # the build counts against the limit
+                    return solver.solve(), solver.built.cuts()
 
                 plan = solve_infrastructure(self.options, over)
             else:

@@ -32,6 +32,23 @@ def test_json_has_the_format_cores_and_rent(capsys):
     assert data["spent_usd"] <= 100_000 * (1 + 1e-7)
 
 
+@pytest.mark.parametrize("mode", [("--budget", "100000"), ("--target", "900")])
+def test_each_counts_figure_is_that_counts_own_plan(capsys, mode):
+    # the figure printed for each count is the certified plan of a request that offers that
+    # count alone (each solved on its own, with no cuts carried from another program)
+    formats = ["--formats", "recorded,model_side,decoded", "--json", "-"]
+    code, out, err = run(["solve", *mode, *formats, "--cores-choices", "8,16,24"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    key, figure = ("cores_money", "spent_usd") if mode[0] == "--target" else ("cores_values", "value")
+    for count, shown in data[key].items():
+        code, out, err = run(["solve", *mode, *formats, "--cores-choices", count], capsys)
+        assert code == 0, err
+        alone = json.loads(out)
+        assert alone["cores_per_accelerator"] == float(count)
+        assert shown == pytest.approx(alone[figure], rel=2e-4), count
+
+
 def test_the_table_names_each_source_s_format(capsys, monkeypatch):
     from procure.interfaces import terminal
 

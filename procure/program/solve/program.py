@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -87,6 +87,11 @@ class Program:
         Place the cuts at the optimum the dual gives, where the program qualifies, so that one
         solve certifies (:mod:`procure.program.dual`); False refines from spread first cuts
         (the same plan within the tolerance; for comparison).
+    cuts : sequence of (int, float), optional
+        Tangent points to start from, as (curve, effective hours) (:meth:`BuiltModel.cuts
+        <procure.program.model.build.BuiltModel.cuts>` of another program over the same
+        sources): a tangent of a concave curve lies above it everywhere, so the cuts of a
+        program over the same curves hold here too, and save the rounds that would place them.
     """
 
     def __init__(
@@ -98,6 +103,7 @@ class Program:
         hill_points: int = DEFAULT_HILL_POINTS,
         fixed_hours: np.ndarray | None = None,
         dual_guide: bool = True,
+        cuts: Sequence[tuple[int, float]] = (),
     ) -> None:
         if not (isinstance(tolerance, int | float) and 0 < tolerance < 1):
             raise invalid("tolerance", tolerance, "must be a number > 0 and < 1")
@@ -125,6 +131,8 @@ class Program:
         self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
         self.dual_guide = bool(dual_guide)
         self._first_hill_points = hill_points
+        #: Tangent points the first build starts from (curve, effective hours).
+        self._first_cuts = list(cuts)
         self._built: BuiltModel | None = None
         self._highs: HighsModel | None = None
         #: What the last :meth:`solve` ended with (None before the first).
@@ -152,7 +160,8 @@ class Program:
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
             try:
                 self._built = build(formulation, hill_points=self._first_hill_points,
-                                    hill_breakpoints=hill_breakpoints, cuts=old.cuts() if old is not None else [],
+                                    hill_breakpoints=hill_breakpoints,
+                                    cuts=old.cuts() if old is not None else self._first_cuts,
                                     fixed_hours=self.fixed_hours, dual_guide=self.dual_guide,
                                     deadline=built_by)  # fmt: skip
                 self._highs = HighsModel(self._built, self.deadline)
