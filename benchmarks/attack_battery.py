@@ -404,14 +404,19 @@ def leftover_cases(b: Battery, data: Path, led: Path, kills: int) -> None:
             shutil.copytree(led, folder)
             lines = (led / "sources.csv").read_text().splitlines()
             (folder / "sources.csv").write_bytes((e.join(lines) + t).encode())
+            cams = "source,camera,count,width,height,fps,bits_per_pixel,gop"  # the sample's cameras differ in size
+            (folder / "cameras.csv").write_bytes((cams + t).encode())
             code, _o, err, _s = cli(["import", "lerobot", str(data / "lerobot_v3"), *APPEND, "--ledger", str(folder),
                                      "--source", "new"], b.work)  # fmt: skip
             if code:
                 return f"exit code {code}: {err.strip()[-200:]}"
-            raw = (folder / "sources.csv").read_bytes().decode()
-            if not raw.endswith(t) or (e == "\r\n" and raw.count("\n") != raw.count("\r\n")):
-                return f"ends {raw[-8:]!r}"
-            return None if raw.count("\nnew,") == 1 else "no row added"
+            for file, rows in (("sources.csv", 1), ("cameras.csv", 2)):
+                raw = (folder / file).read_bytes().decode()
+                if not raw.endswith(t) or (e == "\r\n" and raw.count("\n") != raw.count("\r\n")):
+                    return f"{file} ends {raw[-8:]!r}"
+                if raw.count("\nnew,") != rows:
+                    return f"{file}: {raw.count(chr(10) + 'new,')} rows added, not {rows}"
+            return None
 
         b.case(9, f"--append keeps {name}", append)
 

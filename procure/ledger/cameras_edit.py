@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import LedgerError
 from .cameras import CAMERA_COLUMNS, CAMERAS_FILE
+from .csvtext import BOM, decode, split_cells, split_records
 from .edit import ledger_lock
 from .lerobot_v3 import Camera
 
@@ -25,13 +26,6 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.10g}"
     return str(value)
-
-
-def _source_of(line: str, header: list[str]) -> str:
-    """The ``source`` cell of one line of ``cameras.csv`` ("" for a blank line)."""
-    cells = next(csv.reader([line]), [])
-    where = header.index("source") if "source" in header else 0
-    return cells[where].strip() if len(cells) > where else ""
 
 
 class CamerasEdit:
@@ -69,28 +63,40 @@ class CamerasEdit:
     def write(self, tmp: Path) -> None:
         """The file as it is now with the rows added; refused if the source has cameras there.
 
+        Every other record stays byte for byte as it was, with its own line end, and so does a
+        byte-order mark; the new rows go after the last record that is not blank (blank lines
+        after it stay at the end) and end as the header does (CRLF in a file saved by Excel).
+
         Raises
         ------
         LedgerError
-            Naming the file and the source.
+            Naming the file and the source: the source has cameras there, or the file is not
+            UTF-8 text.
         """
-        text = self.path.read_text(encoding="utf-8") if self.path.exists() else ""
-        header = list(CAMERA_COLUMNS)
-        if text.strip():
-            rows = list(csv.DictReader(io.StringIO(text)))
-            header = [h.strip() for h in next(csv.reader(io.StringIO(text)))]
-            if any((r.get("source") or "").strip() == self._source for r in rows):
-                if not self._replace:
-                    raise LedgerError(
-                        f"{self.path}: source = {self._source!r} has cameras already: give another --source"
-                    )
-                lines = text.splitlines(keepends=True)
-                text = "".join([lines[0], *(ln for ln in lines[1:] if _source_of(ln, header) != self._source)])
-            if not text.endswith("\n"):
-                text += "\n"
-        else:
-            text = ",".join(header) + "\n"
+        bom, text = decode(self.path, self.path.read_bytes()) if self.path.exists() else (False, "")
+        sheet = split_records(text)
+        bodies, endings = list(sheet.bodies), list(sheet.endings)
+        if not any(b.strip() for b in bodies):  # no file, or only blank lines: a header first
+            bodies, endings = [",".join(CAMERA_COLUMNS)], ["\n"]
+        header = [c.strip() for c in split_cells(bodies[0])]
+        where = header.index("source") if "source" in header else 0
+
+        def of_source(body: str) -> bool:
+            cells = split_cells(body)
+            return len(cells) > where and cells[where].strip() == self._source
+
+        if any(of_source(b) for b in bodies[1:]):
+            if not self._replace:
+                raise LedgerError(f"{self.path}: source = {self._source!r} has cameras already: give another --source")
+            kept = [0, *(k for k in range(1, len(bodies)) if not of_source(bodies[k]))]
+            bodies, endings = [bodies[k] for k in kept], [endings[k] for k in kept]
+        newline = endings[0] or "\n"
+        last = max(k for k, body in enumerate(bodies) if k == 0 or body.strip())
+        if not endings[last]:  # a last record without a line end gets one before the new rows
+            endings[last] = newline
         out = io.StringIO()
-        writer = csv.DictWriter(out, header, extrasaction="ignore", lineterminator="\n")
-        writer.writerows(self._rows)
-        tmp.write_text(text + out.getvalue(), encoding="utf-8")
+        csv.DictWriter(out, header, extrasaction="ignore", lineterminator=newline).writerows(self._rows)
+        rows = out.getvalue()
+        texts = [b + e for b, e in zip(bodies, endings, strict=True)]
+        texts.insert(last + 1, rows)
+        tmp.write_bytes(((BOM if bom else "") + "".join(texts)).encode("utf-8"))
