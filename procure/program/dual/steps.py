@@ -86,9 +86,12 @@ def kink_newton(terms: Terms, idx: np.ndarray, s: State) -> np.ndarray:
         if not len(q):
             continue
         trial = cleared(terms, r[q], np.maximum(start[q] - t[q, None] * direction[q], 0.0))
-        g_new, x_new, slope_new = terms.g(trial, r[q])
-        kept = noise[q]  # no move: g, the hours and dx/dc where they were, the kinked hours read there
-        g_new[kept], x_new[kept], slope_new[kept] = s.g[r[q][kept]], s.x[r[q][kept]], s.slope[r[q][kept]]
+        # no move (a step of float noise): g, the hours and dx/dc where they were, not evaluated
+        # again; the kinked hours are read there below
+        g_new, x_new, slope_new = s.g[r[q]].copy(), s.x[r[q]].copy(), s.slope[r[q]].copy()
+        moved = ~noise[q]
+        if moved.any():
+            g_new[moved], x_new[moved], slope_new[moved] = terms.g(trial[moved], r[q][moved])
         good = np.isfinite(g_new) & within_resolution(g_new, s.g[r[q]])
         if not good.any():
             continue
