@@ -193,19 +193,16 @@ def server(
         if slider is None or round(x, 2) != round(slider, 2):
             ui.update_slider("budget_slider", value=round(x, 2))
 
-    #: The input whose value the page does not take now (its id), to mark it; None when every one is taken.
-    refused_field: Any = reactive.value(None)
-
     @reactive.calc
-    def request() -> tuple[PlanRequest | None, str]:
+    def request() -> tuple[PlanRequest | None, str, str | None]:
+        """The plan asked for, or why the page does not take its inputs now and which input
+        (its id, to mark it; None when every one is taken)."""
         try:
             hours, shares = setting(input, ledger)
             budget = number(input.budget(), "budget", high=MOST_BUDGET, field="budget")
         except Refused as exc:
-            refused_field.set(exc.field)
-            return None, str(exc)
-        refused_field.set(None)
-        return PlanRequest(ledger, token, hours, shares, float(budget or 0.0)), ""
+            return None, str(exc), exc.field
+        return PlanRequest(ledger, token, hours, shares, float(budget or 0.0)), "", None
 
     async def solve(asked: PlanRequest) -> Any:
         return await workers.solve(session, asked)
@@ -217,7 +214,7 @@ def server(
 
     @reactive.effect
     def _ask() -> None:
-        asked, message = request()
+        asked, message, _field = request()
         if asked is not None:
             shown_plan.set((asked, plans.get(asked)))
             return
@@ -229,7 +226,7 @@ def server(
 
     @shiny_render.ui
     def refused_marks() -> Any:
-        return refused_mark(refused_field())
+        return refused_mark(request()[2])
 
     def plan() -> tuple[Solved | None, str]:
         return shown_plan()[1]
@@ -330,5 +327,9 @@ def server(
             return ""
         return f"The {APP_CURVES} sources with the most money of {solved.problem.n:,}; the plan table lists more."
 
+    def asked() -> tuple[PlanRequest | None, str]:
+        """The request of the plan, or why there is none (for the byte-price page)."""
+        return request()[:2]
+
     held.server(input, ledger)
-    return [plans, pictures], request
+    return [plans, pictures], asked
