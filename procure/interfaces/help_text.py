@@ -41,8 +41,6 @@ COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "init": ("Copy the default ledger to a folder of your own, to edit",
              ("procure init my_ledger", "procure solve --ledger my_ledger --budget 100000")),
 }  # fmt: skip
-#: Parameters that name a folder (a ledger, a dataset): their type reads DIR.
-FOLDER_PARAMETERS = ("ledger_dir", "dataset", "folder")
 #: The type names the help shows, by click's.
 TYPE_NAMES = {"FLOAT": "NUMBER", "PATH": "FILE", "DIRECTORY": "DIR"}
 
@@ -62,7 +60,7 @@ def _params(command: click.Command) -> None:
             param.show_default = True
         if param.metavar is None:
             name = param.type.name.upper()
-            if isinstance(param.type, click.Path) and (not param.type.file_okay or param.name in FOLDER_PARAMETERS):
+            if isinstance(param.type, click.Path) and not param.type.file_okay:  # a folder's option says DIR itself
                 name = "DIR"
             if name in TYPE_NAMES or name == "DIR":
                 param.metavar = TYPE_NAMES.get(name, name) + ("..." if param.nargs == -1 else "")

@@ -95,3 +95,27 @@ def test_the_library_names_its_own_arguments_and_the_command_its_options(capsys)
         procure.solve(budget=100, target=5)
     assert main(["solve", "--budget", "100", "--target", "5"]) == 2
     assert "give exactly one (--budget B or --target V)" in capsys.readouterr().err
+
+
+def test_every_folder_reads_dir_in_every_help(capsys):
+    # a ledger folder and a dataset folder are DIR wherever they are asked for, subcommands too
+    from procure.interfaces.cli import app as cli
+
+    def helps(group, path):
+        for name, command in getattr(group, "commands", {}).items():
+            yield [*path, name], command
+            yield from helps(command, [*path, name])
+
+    seen = 0
+    for path, command in helps(cli, []):
+        if getattr(command, "commands", None):
+            continue
+        assert main([*path, "--help"]) == 0
+        out = capsys.readouterr().out
+        options = out.split("Options:", 1)[1]
+        if "--ledger" in options:
+            assert re.search(r"--ledger DIR\b", options), path
+            seen += 1
+        if path[0] == "import":
+            assert out.startswith(f"Usage: procure import {path[1]} [OPTIONS] DIR\n"), path
+    assert seen >= 9  # the commands that read or write a ledger

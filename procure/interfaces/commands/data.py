@@ -43,7 +43,7 @@ def _offset(tick: Callable[[int, int], None] | None, before: int, total: int) ->
 @click.command("calibrate")
 @click.argument("videos", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_REPEAT_HELP)
-@click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None,
+@click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="With --source and --write: the ledger whose row takes the measured columns.")  # fmt: skip
 @click.option("--source", default=None, help="The ledger row that takes the measured columns.")
 @click.option("--write", is_flag=True, help="Write the measured format columns into that row (atomically).")
@@ -194,7 +194,8 @@ def _import_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--saturation-hours", type=float, default=None,
             help="The row's value scale k [effective h]: your estimate; --append needs it (the curve is log).",
         ),
-        click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, help=_IMPORT_LEDGER_HELP),
+        click.option("--ledger", "ledger_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
+                     help=_IMPORT_LEDGER_HELP),
         click.option("--append", is_flag=True, help="Add the row to the ledger's sources.csv (atomically)."),
         json_out_option,
     ]  # fmt: skip
@@ -291,7 +292,7 @@ def _cameras_edit(out: Any, folder: Path, source: str, cameras: list[Any], repla
 
 
 @import_group.command("lerobot")
-@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("dataset", type=click.Path(path_type=Path), metavar="DIR")
 @_import_options
 @click.option("--repeat", type=int, default=DEFAULT_REPEAT, show_default=True, help=_IMPORT_REPEAT_HELP)
 @click.option("--per-episode", is_flag=True,
@@ -312,7 +313,7 @@ def import_lerobot_command(dataset: Path, repeat: int, per_episode: bool, **o: A
 
 
 @import_group.command("rlds")
-@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("dataset", type=click.Path(path_type=Path), metavar="DIR")
 @_import_options
 @click.option("--hz", type=FieldNumber("fps"), default=None,
               help="Control frequency [steps/s]. Default: the dataset's in a table of public datasets.")  # fmt: skip
