@@ -2,11 +2,12 @@
 
 python examples/calibrate_own_video.py        (needs PyAV: pip install 'procure[video]')
 
-The clip is made here: 60 frames of 320 × 180 at 30 fps, H.264 with a keyframe every 2 frames,
-as LeRobot stores its datasets. The team trains on frames sampled at random, so each frame used
-costs (gop + 1) / 2 decoded frames: 15.5 with the cluster's assumed keyframe every 30 frames,
-1.5 with the measured one. The decode rate measured on this machine goes to standard error (it
-varies from run to run); what follows from the keyframe interval goes to standard output.
+The clip is made here, by ``procure sample``'s encoder: 60 frames of 320 × 180 at 30 fps, H.264
+with a keyframe every 2 frames, as LeRobot stores its datasets. The team trains on frames
+sampled at random, so each frame used costs (gop + 1) / 2 decoded frames: 15.5 with the
+cluster's assumed keyframe every 30 frames, 1.5 with the measured one. The decode rate measured
+on this machine goes to standard error (it varies from run to run); what follows from the
+keyframe interval goes to standard output.
 """
 
 from __future__ import annotations
@@ -15,32 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import procure
+from procure.analyses.sample import encode_clip
 from procure.pipeline.calibrate import calibrate_file
 
-
-def make_clip(path: Path) -> Path:
-    import av
-
-    container = av.open(str(path), "w")
-    stream = container.add_stream("libx264", rate=30)
-    stream.width, stream.height, stream.pix_fmt = 320, 180, "yuv420p"
-    stream.options = {"g": "2", "keyint_min": "2", "sc_threshold": "0", "bf": "0"}
-    y, x = np.mgrid[0:180, 0:320]
-    for i in range(60):
-        image = np.stack([(x + 4 * i) % 256, (y + 2 * i) % 256, ((x + y) // 2) % 256], axis=-1).astype(np.uint8)
-        for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
-            container.mux(packet)
-    for packet in stream.encode():
-        container.mux(packet)
-    container.close()
-    return path
-
-
 with tempfile.TemporaryDirectory() as folder:
-    measured = calibrate_file(make_clip(Path(folder) / "own.mp4"), repeat=3, reads=1_000)
+    clip = encode_clip(Path(folder) / "own.mp4", width=320, height=180, frames=60, fps=30, gop=2)
+    measured = calibrate_file(clip, repeat=3, reads=1_000)
 print(f"clip: {measured.codec}, {measured.width} x {measured.height} at {measured.fps:g} fps, {measured.frames} frames")
 print(f"keyframe every {measured.gop:g} frames; a random frame decodes {measured.random_read_frames:.2f} frames")
 print(
