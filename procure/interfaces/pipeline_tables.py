@@ -116,11 +116,16 @@ def calibration_rows(files: list[Any]) -> Rows:
     return Rows(headings, cells)
 
 
-def calibration_sentence(total: dict[str, Any]) -> str:
-    """The values a ledger row takes from a calibration."""
+def calibration_sentence(total: dict[str, Any], files: list[Any] | None = None) -> str:
+    """The values a ledger row takes from a calibration; where ``files`` are of several sizes,
+    the sentence names them (with ``--write`` each size is a camera of ``cameras.csv``)."""
+    sizes = list(dict.fromkeys(f"{f.width}×{f.height}" for f in files or []))
+    size = f"{total['width']}×{total['height']}"
+    if len(sizes) > 1:
+        size = (f"{size} (the clips are of {len(sizes)} sizes, {', '.join(sizes)}: with --write, a camera each in "
+                "cameras.csv)")  # fmt: skip
     return (
-        f"For a ledger row: codec {visible(total['codec'])}, {total['width']}×{total['height']} at "
-        f"{total['fps']:g} fps, "
+        f"For a ledger row: codec {visible(total['codec'])}, {size} at {total['fps']:g} fps, "
         f"bits_per_pixel {total['bits_per_pixel']:.4f}, gop {total['gop']:g}, "
         f"core_fps_1080p {total['core_fps_1080p']:,.1f}"
     )

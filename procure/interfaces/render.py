@@ -340,7 +340,7 @@ def print_calibration(console: Console, files: list[Any], total: dict[str, Any])
     title = "Calibration: one decoding thread, frames decoded and converted to RGB"
     justify: list[Justify] = ["left" if head in ("file", "codec") else "right" for head in rows.headings]
     print_table(console, title, rows, justify)
-    console.print(Text(calibration_sentence(total)))
+    console.print(Text(calibration_sentence(total, files)))
 
 
 def print_row(console: Console, row: dict[str, Any]) -> None:

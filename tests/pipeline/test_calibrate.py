@@ -278,3 +278,18 @@ def test_write_clips_of_two_sizes_writes_a_camera_each(tmp_path, capsys, ledger_
     assert main(args) == 0  # calibrated again: its cameras replaced, not added
     capsys.readouterr()
     assert (ledger_copy / "cameras.csv").read_text().splitlines() == cameras
+
+
+def test_clips_of_two_sizes_are_named_in_the_summary_line(tmp_path, capsys, monkeypatch):
+    # the row's size alone would read as if every clip were of it
+    from procure.interfaces import terminal
+
+    monkeypatch.setattr(terminal.console, "width", 200)
+    clips = [encode(tmp_path / "front.mp4", gop=8, width=96, height=64, frames=24),
+             encode(tmp_path / "wrist.mp4", gop=4, width=48, height=32, frames=24)]  # fmt: skip
+    assert main(["calibrate", *map(str, clips), "--repeat", "1"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("For a ledger row"))
+    assert "(the clips are of 2 sizes, 96×64, 48×32: with --write, a camera each in cameras.csv)" in line
+    assert main(["calibrate", str(clips[0]), "--repeat", "1"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("For a ledger row"))
+    assert "96×64 at" in line and "sizes" not in line
