@@ -2,8 +2,8 @@
 for the terminal printed in parts, each with the rows' names (:func:`print_table`).
 
 The widths are pure functions of the cells' widths in terminal cells (:func:`rich.cells.cell_len`:
-a wide character takes two): :func:`_widths` (each column at its most and its least),
-:func:`_fit` (narrowed into the room) and :func:`_parts` (split into the fewest even parts).
+a wide character takes two): ``_widths`` (each column at its most and its least), ``_fit``
+(narrowed into the room) and ``_parts`` (split into the fewest even parts).
 """
 
 from __future__ import annotations
