@@ -107,7 +107,11 @@ def fit_command(runs_file: Path | None, ledger_dir: Path | None, fit_items: tupl
                 likelihood: str | None, walkers: int, steps: int, burn_in: int, seed: int, draws: int, write: bool,
                 scenarios_out: Path | None, next_: bool, budget: float, groups: int, workers: int | None,
                 plot: Path | None, json_out: str | None) -> None:  # fmt: skip
-    """Fit exchange rates, survivals and saturation scales to your training runs (runs.csv)."""
+    """Fit exchange rates, survivals and saturation scales to your training runs.
+
+    RUNS is the runs file (runs.csv: run, successes and trials or a score, hours_<source>);
+    without it, the runs.csv of the --ledger folder.
+    """
     from ...analyses.fit.evppi import draws_and_groups
     from ...analyses.fit.fitting import fit
     from ...analyses.fit.sampler import require_emcee
