@@ -7,7 +7,8 @@ the new content over the file, gives the old content a second name ``.NAME.hhhhh
 (:func:`keep_old`, eight hexadecimal digits) to put it back from should a later file of the
 same write fail. Both are removed when the write ends, whatever its outcome; only a killed
 writer leaves them. :func:`remove_staged` removes them under the lock every writer of the file
-holds (a ledger's: :func:`procure.ledger.edit.ledger_lock`), when no live writer has one.
+holds (a ledger's: :func:`procure.ledger.edit.ledger_lock`), when no live writer has one: every
+staged file, and each second name that is only the file in place under another name.
 """
 
 from __future__ import annotations
@@ -72,9 +73,11 @@ def remove_staged(path: Path | str) -> list[Path]:
 
     Call it only while holding the lock every writer of ``path`` holds while it writes (a
     ledger's, :func:`procure.ledger.edit.ledger_lock`): then no live writer has one, and those
-    there were left by a writer killed mid-way. A second name left so is the old content, or
-    the content in place (killed before its rename): neither is needed once the writer is
-    gone. Other files beside it are left alone.
+    there were left by a writer killed mid-way. A second name is removed only where it is the
+    file in place (a writer killed before its rename: the same file under two names); one that
+    holds content the file no longer has (a writer killed after its rename, maybe between the
+    renames of two files it wrote together) is kept: it may be the only copy of what was there
+    before. Other files beside it are left alone.
 
     Returns
     -------
@@ -82,12 +85,24 @@ def remove_staged(path: Path | str) -> list[Path]:
         The files removed.
     """
     real = Path(os.path.realpath(path))
-    names = (staged_name(real), backup_name(real))
+    staged, backup = staged_name(real), backup_name(real)
+    try:
+        now = os.stat(real)
+        here: tuple[int, int] | None = (now.st_dev, now.st_ino)
+    except OSError:
+        here = None
     gone = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(real.parent):
-            if any(n.fullmatch(entry.name) for n in names) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-                    gone.append(Path(entry.path))
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if backup.fullmatch(entry.name):
+                st = entry.stat(follow_symlinks=False)
+                if (st.st_dev, st.st_ino) != here:
+                    continue  # the old content of a replaced file: kept
+            elif not staged.fullmatch(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                gone.append(Path(entry.path))
     return gone

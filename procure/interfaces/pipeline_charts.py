@@ -118,7 +118,8 @@ def queue_chart(w: QueueWindow, busy_formula: float | None = None) -> Any:
                          orientation="h", name="training", customdata=text, hovertemplate=HOVER,
                          marker={"color": QUEUE_COLOURS["accelerator"], "line": {"color": "white", "width": 0.5}}),
                   row=3, col=1)  # fmt: skip
-    fig.update_yaxes(autorange="reversed", row=1, col=1)
+    # the lanes in the window's order, each drawn even when it decodes nothing in the window
+    fig.update_yaxes(categoryorder="array", categoryarray=w.lanes, range=[lanes - 0.5, -0.5], row=1, col=1)
     fig.update_yaxes(title_text="frames", rangemode="tozero", row=2, col=1)
     fig.update_yaxes(showticklabels=False, row=3, col=1)
     fig.update_xaxes(title_text=w.time_label, row=3, col=1)

@@ -325,11 +325,15 @@ def _formats(r: dict[str, Any]) -> str:
             f"{_table(heads, rows, [False, False, *[True] * 7])}</section>")  # fmt: skip
 
 
-def _ranges(ranges: pd.DataFrame | None, colours: dict[str, str]) -> str:
+def _ranges(record: dict[str, Any], ranges: pd.DataFrame | None, colours: dict[str, str]) -> str:
     from .report_charts import RANGE_DIGITS, chart_html, range_chart
 
     if ranges is None or ranges.empty:
         return ""
+    if record.get("scenario_values"):
+        used = "The plan above is made over its scenarios (with <code>--samples N</code>, drawn from these ranges)."
+    else:
+        used = "The plan above uses each number's value; <code>--samples N</code> draws scenarios from these ranges."
     rows = [[_swatch(r.source, colours), html.escape(r.number),
              *(_num(f"ranges.{r.source}.{r.number}.{k}", v, f"{v:.{RANGE_DIGITS}g}")
                for k, v in (("low", r.low), ("value", r.value), ("high", r.high)))]
@@ -337,8 +341,7 @@ def _ranges(ranges: pd.DataFrame | None, colours: dict[str, str]) -> str:
     chart = chart_html(range_chart(ranges, colours), "chart-ranges")
     return ('<section id="ranges"><h2>The uncertain numbers</h2><p>The ranges the ledger gives (<code>NAME_low'
             "</code> and <code>NAME_high</code> in sources.csv; <code>procure fit --write</code> writes a fitted "
-            "number's interval there, 90 % by default). The plan above uses each number's value; "
-            "<code>--samples N</code> draws scenarios from these ranges.</p>"
+            f"number's interval there, 90 % by default). {used}</p>"
             f"{_table(['source', 'number', 'low', 'value', 'high'], rows, [False, False, True, True, True])}"
             f"{chart}</section>")  # fmt: skip
 
@@ -383,7 +386,7 @@ def report_html(record: dict[str, Any], question: Sequence[tuple[str, str]], *, 
         _schedule(record, colours),
         _scenarios(record),
         _formats(record),
-        _ranges(ranges, colours),
+        _ranges(record, ranges, colours),
         f'<section id="notes"><h2>Notes</h2><ul>{notes}</ul></section>' if notes else "",
     ]
     data = json.dumps(record).replace("</", "<\\/")

@@ -189,6 +189,7 @@ def range_chart(ranges: pd.DataFrame, colours: dict[str, str]) -> Any:
     from plotly.subplots import make_subplots
 
     numbers = list(dict.fromkeys(ranges["number"]))
+    sources = list(dict.fromkeys(ranges["source"]))
     fig = make_subplots(rows=1, cols=len(numbers), subplot_titles=numbers, horizontal_spacing=0.12)
     for k, name in enumerate(numbers, start=1):
         part = ranges[ranges["number"] == name]
@@ -201,8 +202,10 @@ def range_chart(ranges: pd.DataFrame, colours: dict[str, str]) -> Any:
                                  error_x={"type": "data", "symmetric": False, "array": part["high"] - part["value"],
                                           "arrayminus": part["value"] - part["low"], "thickness": 2, "width": 6}),
                       row=1, col=k)  # fmt: skip
-        fig.update_yaxes(autorange="reversed", row=1, col=k)
-    rows = RANGE_ROW_HEIGHT * ranges["source"].nunique()
+        # every panel lists every source with a range, in the ledger's order: a source at one height
+        fig.update_yaxes(categoryorder="array", categoryarray=sources, range=[len(sources) - 0.5, -0.5], row=1,
+                         col=k)  # fmt: skip
+    rows = RANGE_ROW_HEIGHT * len(sources)
     height = max(CHART_HEIGHT // 2, rows + CHART_MARGIN["t"] + CHART_MARGIN["b"])
     fig.update_layout(height=height, margin=CHART_MARGIN, font=CHART_FONT, template="plotly_white",
                       hovermode="closest", showlegend=False)  # fmt: skip

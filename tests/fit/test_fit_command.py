@@ -151,6 +151,7 @@ def test_write_sets_medians_and_ranges_and_nothing_else(ledger_dir, capsys):
     assert twin["exchange_rate_high"] == pytest.approx(row["q95"], rel=1e-5)
     assert twin["saturation_hours"] == 800  # not fitted: as it was
     # the report of the ledger so written shows the fit's interval around its median
+    pytest.importorskip("plotly", reason="Plotly is not installed (procure-robotics[report])")
     page = ledger_dir.parent / "report.html"
     code, _out, err = _run(["report", "--ledger", str(ledger_dir), "--budget", "50000", "--out", str(page)], capsys)
     assert code == 0, err

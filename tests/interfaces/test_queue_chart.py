@@ -92,3 +92,15 @@ def test_the_figure_draws_the_same_lanes_and_titles():
     dec, _buf, acc = fig.axes
     assert [t.get_text() for t in dec.get_yticklabels()] == w.lanes
     assert acc.get_title(loc="left") == w.accelerator_title(0.3)
+
+
+def test_the_charts_lanes_are_the_windows_in_order_even_when_idle():
+    # a category axis orders lanes as they first appear in the data; the chart sets the order
+    from procure.interfaces.pipeline_charts import queue_chart
+
+    for seed in range(3):
+        w = queue_window(run(decoders=8, seed=seed), frames=120)
+        fig = queue_chart(w)
+        axis = fig.layout.yaxis
+        assert list(axis.categoryarray) == w.lanes == [f"core {d}" for d in range(8)]
+        assert axis.categoryorder == "array" and tuple(axis.range) == (7.5, -0.5)

@@ -181,6 +181,26 @@ def test_the_ranges_section_shows_each_range_the_ledger_gives(tmp_path):
     assert order == ["own", "twin", "sim"]
 
 
+def test_the_ranges_section_says_which_plan_it_stands_beside(report_of):
+    # the plan of the numbers' values, or the plan over scenarios drawn from these ranges
+    text = report_of(*BUDGET).read_text(encoding="utf-8")
+    assert "The plan above uses each number's value" in text
+    text = report_of(*BUDGET, "--samples", "20").read_text(encoding="utf-8")
+    assert "The plan above is made over its scenarios" in text and "uses each number's value" not in text
+
+
+def test_the_ranges_chart_puts_each_source_at_one_height_in_every_panel():
+    import pandas as pd
+
+    from procure.interfaces.report_charts import range_chart
+
+    ranges = pd.DataFrame({"source": ["own", "twin", "sim"], "number": ["survival", "exchange_rate", "survival"],
+                           "low": [0.7, 0.1, 0.5], "value": [0.8, 0.35, 0.6], "high": [0.9, 0.6, 0.7]})  # fmt: skip
+    fig = range_chart(ranges, {})
+    axes = [fig.layout[name] for name in ("yaxis", "yaxis2")]
+    assert all(list(a.categoryarray) == ["own", "twin", "sim"] and a.categoryorder == "array" for a in axes)
+
+
 def test_a_ledger_without_ranges_has_no_ranges_section(tmp_path):
     ledger = tmp_path / "ledger"
     shutil.copytree(default_ledger_dir(), ledger)

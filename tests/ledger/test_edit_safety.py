@@ -286,6 +286,16 @@ def test_the_second_name_a_writer_gives_the_file_is_not_a_users_link(ledger_copy
         Outputs().will_edit(sources)
 
 
+def test_a_second_name_holding_replaced_content_is_kept(ledger_copy):
+    # a writer killed after its rename leaves the old content under a second name: the only copy
+    # of what was there before (maybe of a pair of files written together), so it is kept
+    sources = ledger_copy / "sources.csv"
+    old = ledger_copy / ".sources.csv.89abcdef.old"
+    old.write_bytes(sources.read_bytes())  # a file of its own, not the file in place
+    set_cells(ledger_copy, "twin", {"held_hours": 8.0})
+    assert _held(ledger_copy)["twin"] == 8 and old.exists()
+
+
 def _killed_mid_edit(folder: str, staged) -> None:
     """An edit that stops for ever once its new file is staged (to be killed there)."""
     import time
