@@ -242,7 +242,7 @@ def output_cases(b: Battery, data: Path, led: Path) -> None:
     ]
     for args, kept in cases:
         b.case(3, " ".join(a if "/" not in a else Path(a).name for a in args),
-               lambda a=args, k=kept: refused(a, b.work, [k], "a file this command reads"))  # fmt: skip
+               lambda a=args, k=kept: refused(a, b.work, [k], f"reads ({k})"))  # fmt: skip
 
     import procure
 
