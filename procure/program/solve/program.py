@@ -211,10 +211,11 @@ class Program:
         Raises
         ------
         SolveError
-            ``Reason.TIME_LIMIT`` where a build as long as the last would end past ``deadline``
+            ``Reason.TIME_LIMIT`` where a build as long as the last, with the collection of its
+            objects (:data:`BUILD_COLLECT_SHARE`), would end past ``deadline``
             (:func:`time.perf_counter`) [s]: a build once started runs to its end.
         """
-        if time.perf_counter() + self.last_build_seconds > deadline:
+        if time.perf_counter() + self.last_build_seconds * (1.0 + BUILD_COLLECT_SHARE) > deadline:
             raise SolveError(
                 f"out of time: the time limit of {self.time_limit:g} s would pass while the model is rebuilt with "
                 f"finer breakpoints (its last build took {self.last_build_seconds:.1f} s)",
