@@ -25,18 +25,22 @@ from .numbers.problem import Problem
 WITHIN_ROWS_PASSES = 3
 
 
-def has_row(limit: float | np.ndarray, use: np.ndarray) -> bool:
-    """Whether a capacity has a row: its limit finite (over periods, in some period; a period
-    whose limit is not skips its row) and some source using it.
+def has_row(limit: float | np.ndarray, use: np.ndarray, *, every: bool = False) -> bool:
+    """Whether a capacity has a row: its limit finite and some source using it.
 
     Parameters
     ----------
     limit : float or numpy.ndarray
-        The capacity's limit, or its limit in each period [its unit].
+        The capacity's limit, or its limit in each period or at each cores count [its unit].
     use : numpy.ndarray
-        Each source's use of it per hour [its unit per h].
+        Each source's use of it per hour (per purchase option) [its unit per h].
+    every : bool, default False
+        Over periods (False), finite in some period: a period whose limit is not skips its row.
+        Over cores counts (True), finite at every count: the one row's right-hand side is the
+        chosen count's, which a count with no limit would leave undefined.
     """
-    return bool(np.isfinite(limit).any() and (np.asarray(use) > 0).any())
+    finite = np.isfinite(limit)
+    return bool((finite.all() if every else finite.any()) and (np.asarray(use) > 0).any())
 
 
 def capacity_rows_of(problem: Problem) -> list[str]:

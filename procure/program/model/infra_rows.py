@@ -22,6 +22,7 @@ from ...errors import Reason, SolveError
 from ...ledger.schema import MOST_HOURS
 from ..numbers.bounds import CurveArrays
 from ..numbers.infrastructure import Infrastructure
+from ..rows import has_row
 
 
 def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
@@ -116,7 +117,7 @@ def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: tuple[list[f
 def add_capacity_rows(m: pyo.ConcreteModel, inf: Infrastructure) -> list[str]:
     """``capacity[r, 0]``: Σ_o u_ro q_o + held use − rented_r ≤ C_r, the held use and the limit
     those of the cores count chosen. Returns the capacities with rows."""
-    rows = [name for name, limit in inf.capacity.items() if np.all(np.isfinite(limit)) and (inf.usage[name] > 0).any()]
+    rows = [name for name, limit in inf.capacity.items() if has_row(limit, inf.usage[name], every=True)]
     m.R = pyo.Set(initialize=rows, ordered=True)
     m.Kc = pyo.Set(initialize=[0], ordered=True)
     counts = len(inf.cores)
