@@ -273,3 +273,22 @@ def test_a_curve_vertical_at_zero_in_whole_lots_or_on_off_certifies(seed):
     assert plan.gap <= TOLERANCE
     assert plan.value >= want * (1 - TOLERANCE)
     assert plan.value_upper_bound >= want * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("seed", [3, 8, 21])
+def test_cuts_placed_by_the_concave_part_leave_the_plan_as_it_was(seed):
+    # with S-shaped curves the dual cannot guide the solve, but it places the first cuts of the
+    # concave curves where their own optimum is; cuts only bound from above, so the plan is the
+    # one the spread first cuts reach, each value below the other's certified bound
+    from procure.ledger.synthetic import random_ledger
+
+    ledger = random_ledger(60, seed, curves=("hill", "log"))
+    s = ledger.sources.copy()
+    hill = s["curve"] == "hill"
+    s.loc[hill, "curve_shape"] = np.random.default_rng(seed).uniform(1.5, 3.0, int(hill.sum()))
+    problem = from_ledger(Ledger(s, ledger.cluster, ledger.path), budget=40_000.0)
+    placed = Program(problem).solve()
+    spread = Program(problem, dual_guide=False).solve()
+    assert hill.any() and placed.value_upper_bound >= spread.value * (1 - 1e-9)
+    assert spread.value_upper_bound >= placed.value * (1 - 1e-9)
+    assert placed.value == pytest.approx(spread.value, rel=2e-4)
