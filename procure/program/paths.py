@@ -19,12 +19,15 @@ from .numbers.scenarios import ScenarioProblem
 DUAL_CURVES = ("log", "exp", "power", "logistic", "linear")
 
 
+def priced_by_dual(a: CurveArrays) -> np.ndarray:
+    """Per curve, whether its hours at a price have a closed form and it has no integer term."""
+    shaped = (a.curve != "power") | (a.shape <= 1)
+    return np.isin(a.curve, DUAL_CURVES) & shaped & a.concave & ~a.binary & ~(a.lots > 0)
+
+
 def _closed_form(a: CurveArrays) -> bool:
     """Every curve's hours at a price in closed form, and no integer term."""
-    shaped = (a.curve != "power") | (a.shape <= 1)
-    return bool(
-        np.all(np.isin(a.curve, DUAL_CURVES) & shaped & a.concave) and not a.binary.any() and not (a.lots > 0).any()
-    )
+    return bool(np.all(priced_by_dual(a)))
 
 
 def eligible(a: CurveArrays) -> bool:

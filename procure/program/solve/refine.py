@@ -21,7 +21,7 @@ from ..model.crossover import start_from
 from ..model.forms import add_cuts, initial_points, refined_breakpoints
 from ..numbers.periods import PeriodProblem
 from ..numbers.scenarios import ScenarioProblem
-from ..paths import DUAL_CURVES, eligible, qualifies
+from ..paths import eligible, priced_by_dual, qualifies
 from ..readout.plan import VALUE_ABS_TOLERANCE, closes, relative_gap
 from ..rows import CouplingRows, coupling_rows
 from .polish import FEASIBILITY, Polished, polish_from
@@ -137,8 +137,7 @@ def _concave_start(program: Solving) -> None:
     if (not program.dual_guide or program.fixed_hours is not None or isinstance(built.formulation, PeriodProblem)
             or not built.formulation.certain or eligible(a)):  # fmt: skip
         return
-    shaped = (a.curve != "power") | (a.shape <= 1)
-    part = np.isin(a.curve, DUAL_CURVES) & shaped & a.concave & ~a.binary & ~(a.lots > 0)
+    part = priced_by_dual(a)
     if not part.any():
         return
     # the others cannot be bought: linear curves with no room, which the dual prices at 0 hours
