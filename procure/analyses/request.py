@@ -7,6 +7,7 @@ it keeps its shape, all within the request's one time limit (see
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from ..output import jsonable
 from ..program import Plan, Problem
 from ..program.numbers.infrastructure import Infrastructure
 from ..program.numbers.periods import PeriodProblem
+from ..program.numbers.problem import Mode
 from ..program.numbers.scenarios import ScenarioProblem
 from ..program.solve.stochastic import ScenarioPlan
 from .scale import Deadline
@@ -162,15 +164,20 @@ class SolveRequest:
 
         with out_of_time(deadline, lambda: "before the plan was certified"):
             if self.options is not None:
-                from .infra import solve_infrastructure
+                from .infra import CountSolve, solve_infrastructure
 
-                def over(
-                    inf: Infrastructure, cuts: Sequence[tuple[int, float]]
-                ) -> tuple[Plan, list[tuple[int, float]]]:
+                def over(inf: Infrastructure, cuts: Sequence[tuple[int, float]]) -> CountSolve:
                     solver = program.Program(inf, tolerance=self.tolerance, time_limit=deadline.time_limit(),
                                              cuts=cuts)  # fmt: skip
                     solver.time_limit = deadline.time_limit()  # the build counts against the limit
-                    return solver.solve(), solver.built.cuts()
+                    if solver.problem.mode is Mode.TARGET:
+                        done = solver.solve()
+                        return CountSolve(done.spent_usd, done.money_lower_bound, done.rounds, done.build_seconds,
+                                          solver.built.cuts(), lambda: done)  # fmt: skip
+                    t0 = time.perf_counter()
+                    r = solver.refined()
+                    return CountSolve(r.value, r.upper, r.rounds, solver.build_seconds, solver.built.cuts(),
+                                      lambda: solver.plan_of(r, t0))  # fmt: skip
 
                 plan = solve_infrastructure(self.options, over)
             else:

@@ -18,7 +18,7 @@ def _own_or(sources: pd.DataFrame, column: str, cluster_value: float) -> np.ndar
     return np.where(np.isnan(own), float(cluster_value), own)
 
 
-def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+def configure(sources: pd.DataFrame, cluster: Cluster, cores: np.ndarray | None = None) -> pd.DataFrame:
     """One configuration row per source: the source's format with the cluster's numbers.
 
     Parameters
@@ -27,6 +27,9 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
         Validated rows of ``sources.csv`` (:func:`procure.ledger.read_sources`).
     cluster : Cluster
         The cluster the hours are trained on.
+    cores : numpy.ndarray, optional
+        Per row, the cores per accelerator it is priced at instead of the cluster's [cores]: rows
+        stacked at several counts are priced in one pass.
 
     Returns
     -------
@@ -41,7 +44,7 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     out["patch"] = cluster.patch
     out["mfu"] = cluster.mfu
     out["peak_flops"] = cluster.peak_flops
-    out["cores"] = cluster.cores_per_accelerator
+    out["cores"] = cluster.cores_per_accelerator if cores is None else np.asarray(cores, dtype=float)
     # The codec sets a core's rate and whether the NVDEC engines decode it at all.
     codec = codecs.codec_names(sources["codec"]) if "codec" in sources else np.full(len(sources), codecs.DEFAULT_CODEC)
     decodes = codecs.nvdec_decodes(codec, cluster.nvdec_codecs)
@@ -64,8 +67,10 @@ def configure(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     return out
 
 
-def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+def transport(sources: pd.DataFrame, cluster: Cluster, cores: np.ndarray | None = None) -> pd.DataFrame:
     """Pipeline, bill and share of price of one recorded hour of every source.
+
+    ``cores``, where given, is each row's cores per accelerator (:func:`configure`).
 
     Returns
     -------
@@ -79,13 +84,13 @@ def transport(sources: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     LedgerError
         A source whose video nothing decodes (no cores and NVDEC off).
     """
-    piped = formulas.evaluate(configure(sources, cluster))
+    piped = formulas.evaluate(configure(sources, cluster, cores))
     stalled = (piped["supply_fps"] <= 0).to_numpy()
     if stalled.any():
         first = int(np.flatnonzero(stalled)[0])
         name, note = piped["source"].iloc[first], piped["nvdec_note"].iloc[first]
         raise LedgerError(
-            f"cores_per_accelerator = {cluster.cores_per_accelerator:g} with NVDEC "
+            f"cores_per_accelerator = {float(piped['cores'].iloc[first]):g} with NVDEC "
             f"{'on' if cluster.nvdec else 'off'}: nothing decodes the video of source {name!r}, so the "
             "accelerator never trains on it: give cores ≥ 1" + (f" ({note})" if note else " or turn NVDEC on")
         )

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import procure
+from procure.analyses.infra import infra_request
 from procure.ledger import Ledger, load_ledger, transport
 from procure.ledger.synthetic import random_ledger
 from procure.program.numbers.infrastructure import FORMATS, infrastructure
@@ -267,3 +268,61 @@ def test_each_options_bill_at_a_byte_price_is_the_pipelines_with_the_byte_price_
         assert len(mine)
         expected = table["bill_usd"].to_numpy(float)[inf.source[mine]]
         assert inf.bill[mine] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_every_option_is_priced_as_its_format_at_its_count_alone(seed):
+    # every count and format is priced in one pass of stacked rows; each option must be what the
+    # pipeline gives its source kept in that format, on the cluster at that count alone
+    from procure.program.numbers.infrastructure import _variant
+
+    ledger = random_ledger(12, seed=seed)
+    counts = [3.0, 8.0, 30.0]
+    p = from_ledger(ledger, budget=50_000)
+    inf = infrastructure(p, ledger.sources, ledger.cluster, formats=list(FORMATS), cores=counts)
+    seen = 0
+    for c, count in enumerate(counts):
+        cluster = ledger.cluster.replace(cores_per_accelerator=count)
+        for fmt in FORMATS:
+            table = transport(ledger.sources if fmt == "recorded" else _variant(ledger.sources, fmt, cluster), cluster)
+            mine = np.flatnonzero((inf.choice == c) & (inf.format == fmt))
+            rows = table.iloc[inf.source[mine]]
+            seen += len(mine)
+            assert inf.bill[mine] == pytest.approx(rows["bill_usd"].to_numpy(float), rel=1e-12, abs=1e-12)
+            for name, column in (("accelerator_hours", "accelerator_hours"), ("core_hours", "core_hours"),
+                                 ("storage_gb", "gb_per_hour")):  # fmt: skip
+                assert inf.usage[name][mine] == pytest.approx(rows[column].to_numpy(float), rel=1e-12, abs=1e-12)
+            assert inf.pixels_per_token[mine] == pytest.approx(rows["pixels_per_token"].to_numpy(float), rel=1e-12)
+        recorded = transport(ledger.sources, cluster)
+        assert inf.held_usage["core_hours"][c] == pytest.approx(recorded["core_hours"].to_numpy(float) @ p.held)
+        assert inf.capacity["core_hours"][c] == pytest.approx(cluster.core_hours_capacity)
+    assert seen == inf.options
+
+
+@pytest.mark.parametrize("mode", ["budget", "target"])
+def test_the_best_count_alone_agrees_with_the_one_model_of_every_count(mode):
+    # a request solves each count's program alone and takes the best; the one model with a
+    # binary per count (Program over every count's options) is another route to the same plan:
+    # each route's figure lies within the other's certificate
+    counts = [8.0, 12.0, 24.0]
+    formats = ["recorded", "model_side", "decoded"]
+    ledger = load_ledger()
+    ask = {"budget": 100_000.0} if mode == "budget" else {"target": 900.0}
+    each = procure.solve(ledger, formats=formats, cores_choices=counts, **ask)
+    inf = infra_request(from_ledger(ledger, **ask), ledger, formats=formats, cores_choices=counts)
+    assert inf is not None and len(inf.cores) == 3
+    one = Program(inf).solve()
+    assert one.infrastructure is not None and each.infrastructure is not None
+    figures = each.infrastructure["cores_values" if mode == "budget" else "cores_money"]
+    assert set(figures) == {"8", "12", "24"}
+    if mode == "budget":
+        assert each.value <= one.value_upper_bound * (1 + 1e-9)
+        assert one.value <= each.value_upper_bound * (1 + 1e-9)
+        assert each.value == pytest.approx(max(figures.values()), rel=0, abs=0)
+        assert each.gap <= TOL and each.value_upper_bound >= max(figures.values())
+    else:
+        assert each.spent_usd >= one.money_lower_bound * (1 - 1e-9)
+        assert one.spent_usd >= each.money_lower_bound * (1 - 1e-9)
+        assert each.spent_usd == pytest.approx(min(figures.values()), rel=0, abs=0)
+        assert each.gap <= TOL and each.money_lower_bound <= min(figures.values())
+        assert each.value >= 900.0 * (1 - TOL)

@@ -227,53 +227,63 @@ def infrastructure(
     counts = np.unique(counts)
     allowed = source_formats(sources, formats)
     price = problem.column("price_usd_per_hour")
-    rows: dict[str, list] = {k: [] for k in ("source", "format", "choice", "cost", "bill", "reformat", "ppt")}
-    usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
+    n = problem.n
+    # Every format some source takes, at every count, priced in one pass: the blocks of rows
+    # (count, format) stacked count by count, each format's rows as kept in it.
+    kept = {fmt: np.array([fmt in a for a in allowed]) for fmt in FORMATS}
+    variants = {fmt: sources if fmt == "recorded" else _variant(sources, fmt, cluster)
+                for fmt in FORMATS if fmt == "recorded" or kept[fmt].any()}  # fmt: skip
+    blocks = [(c, fmt) for c in range(len(counts)) for fmt in variants]
+    stacked = pd.concat([variants[fmt] for _c, fmt in blocks], ignore_index=True)
+    table = transport(stacked, cluster, cores=np.repeat(counts[[c for c, _fmt in blocks]], n))
+    column = {name: table[name].to_numpy(dtype=float) for name in
+              ("bytes_usd", "cores_usd", "idle_usd", "pixels_per_token", "core_fps_1080p",
+               *(col for col, _unit in CAPACITIES.values()))}  # fmt: skip
+    frames = bill.frames_per_hour(sources["cameras"].to_numpy(float), sources["fps"].to_numpy(float))
+    fields = ("source", "format", "choice", "cost", "bill", "reformat", "ppt")
+    rows: dict[str, list[np.ndarray]] = {k: [] for k in fields}
+    usage: dict[str, list[np.ndarray]] = {name: [] for name in CAPACITIES}
     held_usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     recorded_least: dict[str, np.ndarray] = {}
-    for c, count in enumerate(counts):
-        cl = cluster.replace(cores_per_accelerator=float(count))
-        capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
-        capacity["core_hours"].append(cl.core_hours_capacity)
-        capacity["storage_gb"].append(cl.storage_gb)
-        recorded = transport(sources, cl)
-        for name, (column, _unit) in CAPACITIES.items():
-            per_hour = recorded[column].to_numpy(dtype=float)
-            held_usage[name].append(float(per_hour @ problem.held))
-            recorded_least[name] = np.minimum(recorded_least.get(name, per_hour), per_hour)
-        for fmt in FORMATS:
-            takes = np.array([fmt in a for a in allowed])
-            if not takes.any():
-                continue
-            table = recorded if fmt == "recorded" else transport(_variant(sources, fmt, cl), cl)
-            once = np.zeros(len(sources))
-            if fmt != "recorded":
-                frames = bill.frames_per_hour(sources["cameras"].to_numpy(float), sources["fps"].to_numpy(float))
-                side = cl.input_side if fmt == "model_side" else 0.0
-                hours = bill.reformat_core_hours(frames, sources["width"].to_numpy(float),
-                                                 sources["height"].to_numpy(float),
-                                                 recorded["core_fps_1080p"].to_numpy(float), side, side,
-                                                 cl.encode_fps_1080p)  # fmt: skip
-                once = np.asarray(hours, dtype=float) * cl.core_usd_per_hour
-            for i in np.flatnonzero(takes).tolist():
-                rows["source"].append(i)
-                rows["format"].append(fmt)
-                rows["choice"].append(c)
-                b = float(bill.at_byte_price_x(float(table["bytes_usd"].iloc[i]), float(table["cores_usd"].iloc[i]),
-                                               float(table["idle_usd"].iloc[i]), byte_price_x)[1])  # fmt: skip
-                rows["bill"].append(b)
-                rows["reformat"].append(float(once[i]))
-                rows["cost"].append(float(price[i]) + b + float(once[i]))
-                rows["ppt"].append(float(table["pixels_per_token"].iloc[i]))
-                for name, (column, _unit) in CAPACITIES.items():
-                    usage[name].append(float(table[column].iloc[i]))
-    source = np.array(rows["source"], dtype=np.int64)
-    cost = np.array(rows["cost"])
-    use = {name: np.array(v, dtype=float) for name, v in usage.items()}
+    for b, (c, fmt) in enumerate(blocks):
+        at = slice(b * n, (b + 1) * n)
+        if fmt == "recorded":  # each count's first block
+            cl = cluster.replace(cores_per_accelerator=float(counts[c]))
+            capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
+            capacity["core_hours"].append(cl.core_hours_capacity)
+            capacity["storage_gb"].append(cl.storage_gb)
+            recorded = at
+            for name, (col, _unit) in CAPACITIES.items():
+                per_hour = column[col][at]
+                held_usage[name].append(float(per_hour @ problem.held))
+                recorded_least[name] = np.minimum(recorded_least.get(name, per_hour), per_hour)
+        takes = np.flatnonzero(kept[fmt])
+        if len(takes) == 0:
+            continue
+        once = np.zeros(n)
+        if fmt != "recorded":
+            side = cluster.input_side if fmt == "model_side" else 0.0
+            hours = bill.reformat_core_hours(frames, sources["width"].to_numpy(float),
+                                             sources["height"].to_numpy(float), column["core_fps_1080p"][recorded],
+                                             side, side, cluster.encode_fps_1080p)  # fmt: skip
+            once = np.asarray(hours, dtype=float) * cluster.core_usd_per_hour
+        bytes_usd, cores_usd, idle_usd = (column[k][at][takes] for k in ("bytes_usd", "cores_usd", "idle_usd"))
+        charge = np.asarray(bill.at_byte_price_x(bytes_usd, cores_usd, idle_usd, byte_price_x)[1], dtype=float)
+        rows["source"].append(takes)
+        rows["format"].append(np.full(len(takes), fmt))
+        rows["choice"].append(np.full(len(takes), c))
+        rows["bill"].append(charge)
+        rows["reformat"].append(once[takes])
+        rows["cost"].append(price[takes] + charge + once[takes])
+        rows["ppt"].append(column["pixels_per_token"][at][takes])
+        for name, (col, _unit) in CAPACITIES.items():
+            usage[name].append(column[col][at][takes])
+    source = np.concatenate(rows["source"]).astype(np.int64)
+    cost = np.concatenate(rows["cost"])
+    use = {name: np.concatenate(v) for name, v in usage.items()}
     # The base problem: the cheapest option's cost and the least use of each source, so that the
     # bounds built from it hold for every option.
-    n = problem.n
     least_cost = np.full(n, np.inf)
     np.minimum.at(least_cost, source, cost)
     s = problem.sources.copy()
@@ -292,7 +302,8 @@ def infrastructure(
             if limit > 0:
                 rents[name] = (limit, unit)
     caps = {name: np.array(v, dtype=float) for name, v in capacity.items()}
-    if "decoded" in rows["format"] and np.all(caps["storage_gb"] <= 0) and "storage_gb" not in rents:
+    formats_of = np.concatenate(rows["format"])
+    if "decoded" in formats_of and np.all(caps["storage_gb"] <= 0) and "storage_gb" not in rents:
         raise invalid("formats", "decoded", "there is no storage to keep decoded frames in (storage_gb is 0 and none "
                       "may be rented): give storage or leave decoded out")  # fmt: skip
     _check_held_fits(caps, {k: np.array(v) for k, v in held_usage.items()}, rents, counts)
@@ -304,12 +315,12 @@ def infrastructure(
     return Infrastructure(
         base=base,
         source=source,
-        format=np.array(rows["format"]),
-        choice=np.array(rows["choice"], dtype=np.int64),
+        format=formats_of,
+        choice=np.concatenate(rows["choice"]).astype(np.int64),
         cost=cost,
-        bill=np.array(rows["bill"]),
-        reformat_usd=np.array(rows["reformat"]),
-        pixels_per_token=np.array(rows["ppt"]),
+        bill=np.concatenate(rows["bill"]),
+        reformat_usd=np.concatenate(rows["reformat"]),
+        pixels_per_token=np.concatenate(rows["ppt"]),
         usage=use,
         held_usage={name: np.array(v, dtype=float) for name, v in held_usage.items()},
         capacity=caps,

@@ -343,11 +343,24 @@ class Program:
         """
         t0 = time.perf_counter()
         deadline = self.deadline = t0 + self.time_limit
-        with PauseGC():  # the cuts added are objects that live on with the model
-            if self.problem.mode is Mode.TARGET:
+        if self.problem.mode is Mode.TARGET:
+            with PauseGC():  # the cuts added are objects that live on with the model
                 return solve_target(self, t0, deadline)
-            r = refine(self, deadline, self.tolerance)
-            r, lam, shadow = self.exact(r, deadline)
+        return self.plan_of(self.refined(), t0)
+
+    def refined(self) -> Refined:
+        """Budget mode: the model refined until certified (its value and bound), the plan not
+        yet read; :meth:`plan_of` reads it. The time limit counts from here."""
+        self.deadline = time.perf_counter() + self.time_limit
+        with PauseGC():  # the cuts added are objects that live on with the model
+            return refine(self, self.deadline, self.tolerance)
+
+    def plan_of(self, r: Refined, t0: float) -> Plan:
+        """The plan of :meth:`refined`'s ``r``: its hours made exact, its λ and shadow prices
+        (:meth:`exact`), read (:meth:`read`); ``t0`` is when its solve began
+        (:func:`time.perf_counter`) [s]."""
+        with PauseGC():
+            r, lam, shadow = self.exact(r, self.deadline)
             return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
 
     def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
