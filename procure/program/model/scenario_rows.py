@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
-    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
+    """``Σ coefs · variables``, the lists kept as given."""
+    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
 
 
 def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math.inf) -> None:
@@ -60,7 +61,7 @@ def budget_rows(
 
         def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
             """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
-            return _linear([_m.cost[i] for i in range(n)] + fees[0], [_m.x[i] for i in range(n)] + fees[1]) <= _m.budget
+            return _linear([*_m.cost.values(), *fees[0]], [*_m.x.values(), *fees[1]]) <= _m.budget
 
     else:
         price_x = float(sp.recourse_price_x or 1.0)
@@ -96,9 +97,9 @@ def capacity_rows(
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
         """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
         use = problem.usage(r)
-        nz = np.flatnonzero(use).tolist()
+        nz = np.flatnonzero(use)
         room = capacity_room(problem.capacity[r], use, a.held)
-        return _linear([float(use[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= room
+        return _linear(use[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= room
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
     return rows
@@ -117,7 +118,7 @@ def mix_rows(
         """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
         key = groups[g]
         coef, rhs = mix_row(sp.rate[k], problem.members(key), problem.max_share[key], a.held)
-        nz = np.flatnonzero(coef).tolist()
-        return _linear([float(coef[i]) for i in nz], [arguments[k * n + i] for i in nz]) <= float(rhs)
+        nz = np.flatnonzero(coef)
+        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rhs)
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)
