@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -219,6 +219,7 @@ def build(
     fixed_hours: np.ndarray | None = None,
     dual_guide: bool = True,
     deadline: float = math.inf,
+    narrowed: np.ndarray | None = None,
 ) -> BuiltModel:
     """Build the model of a problem (one scenario) or a scenario problem, in budget mode.
 
@@ -258,6 +259,10 @@ def build(
     deadline : float, default inf
         When the build must stop (:func:`time.perf_counter`) [s]: the large families of rows
         (per scenario, per period) look at the clock as they are built.
+    narrowed : numpy.ndarray, optional
+        Per source, a bound on its hours bought that a proof gives (one scenario; see
+        :mod:`procure.program.solve.hill_range`) [h]: the model's bound is the lesser of it and
+        the source's own.
 
     Raises
     ------
@@ -273,6 +278,9 @@ def build(
     if problem.mode is not Mode.BUDGET:
         raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
     a = source_arrays(problem)
+    if narrowed is not None:
+        tighter = np.asarray(narrowed, dtype=float) < a.upper
+        a = replace(a, upper=np.where(tighter, narrowed, a.upper), budget_bounded=a.budget_bounded & ~tighter)
     periods = sp if isinstance(sp, PeriodProblem) else None
     if isinstance(sp, PeriodProblem):
         c = period_curve_arrays(sp, a)

@@ -42,7 +42,7 @@ from ...spec import check
 from ..model.build import BuiltModel, Formulation, build
 from ..model.forms import DEFAULT_HILL_POINTS
 from ..model.highs import SIMPLEX, HighsModel, SolverResult
-from ..numbers.bounds import check_lots
+from ..numbers.bounds import check_lots, source_arrays
 from ..numbers.infrastructure import Infrastructure
 from ..numbers.periods import PeriodProblem, single_period
 from ..numbers.problem import Mode, Problem, check_budget
@@ -51,6 +51,7 @@ from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..readout.plan import Plan
 from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
 from .diagnose import diagnose
+from .hill_range import narrow_hills, narrowed_breakpoints
 from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
 from .refine import refine
 from .state import Refined, Solved
@@ -135,6 +136,17 @@ class Program:
         self._first_cuts = list(cuts)
         self._built: BuiltModel | None = None
         self._highs: HighsModel | None = None
+        #: Per source, the bound on its hours proven at the budget the model holds (S-shaped
+        #: sources, :mod:`procure.program.solve.hill_range`); None: the sources' own bounds.
+        self.narrowed: np.ndarray | None = None
+        #: The value the narrowed bounds were proven against: no plan beyond them is worth more
+        #: [own-hour equivalents] (−inf: none narrowed).
+        self.narrowed_value = -math.inf
+        #: The best true value of a plan found at the budget the model holds, which a rebuild
+        #: narrows the bounds against [own-hour equivalents].
+        self.incumbent = -math.inf
+        #: False once a plan sat on a narrowed bound: the model then keeps the sources' own.
+        self.narrowing = True
         #: What the last :meth:`solve` ended with (None before the first).
         self.last: Solved | None = None
         if self.problem.mode is Mode.BUDGET:
@@ -147,9 +159,11 @@ class Program:
 
     # ------------------------------------------------------------------ the built model
 
-    def _build(self, formulation: Formulation, *, hill_breakpoints: dict[int, np.ndarray] | None = None) -> None:
+    def _build(self, formulation: Formulation, *, hill_breakpoints: dict[int, np.ndarray] | None = None,
+               budget: float | None = None) -> None:  # fmt: skip
         """Build the budget-mode model of ``formulation`` and hand it to a new HiGHS object,
-        keeping the cuts and breakpoints of the model it replaces."""
+        keeping the cuts and breakpoints of the model it replaces; ``budget``, the budget it
+        will be put at where not ``formulation``'s [$]."""
         old = self._built
         t0 = time.perf_counter()
         # the build ends early enough for Python's collector to go over its objects once the
@@ -157,13 +171,14 @@ class Program:
         built_by = t0 + (self.deadline - t0) / (1.0 + BUILD_COLLECT_SHARE)
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
+        narrowed, hill_breakpoints = self._narrowed(formulation, hill_breakpoints, budget)
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
             try:
                 self._built = build(formulation, hill_points=self._first_hill_points,
                                     hill_breakpoints=hill_breakpoints,
                                     cuts=old.cuts() if old is not None else self._first_cuts,
                                     fixed_hours=self.fixed_hours, dual_guide=self.dual_guide,
-                                    deadline=built_by)  # fmt: skip
+                                    deadline=built_by, narrowed=narrowed)  # fmt: skip
                 self._highs = HighsModel(self._built, self.deadline)
             except SolveError as exc:
                 if exc.reason is not Reason.TIME_LIMIT:
@@ -173,6 +188,27 @@ class Program:
                                  Reason.TIME_LIMIT) from None  # fmt: skip
         self.last_build_seconds = time.perf_counter() - t0
         self.build_seconds += self.last_build_seconds
+
+    def _narrowed(
+        self, formulation: Formulation, breakpoints: dict[int, np.ndarray] | None, budget: float | None
+    ) -> tuple[np.ndarray | None, dict[int, np.ndarray] | None]:
+        """The bounds :mod:`procure.program.solve.hill_range` proves for the S-shaped sources of a
+        one-scenario budget-mode program at ``budget`` (else its own), against the best plan
+        known, and the breakpoints over the narrowed ranges
+        (:func:`procure.program.solve.hill_range.narrowed_breakpoints`); ``(None, breakpoints)``
+        where none narrows. Sets :attr:`narrowed` and :attr:`narrowed_value`."""
+        self.narrowed, self.narrowed_value = None, -math.inf
+        one = isinstance(formulation, ScenarioProblem) and formulation.certain and formulation.count == 1
+        if not (one and self.narrowing and self.dual_guide and self.fixed_hours is None
+                and self.problem.mode is Mode.BUDGET):  # fmt: skip
+            return None, breakpoints
+        base = formulation.base if budget is None else formulation.base.asking(budget=budget, target=None)
+        found = narrow_hills(base, self.incumbent)
+        if found is None:
+            return None, breakpoints
+        self.narrowed, self.narrowed_value = found
+        points = narrowed_breakpoints(source_arrays(base), self.narrowed, self._first_hill_points, breakpoints)
+        return np.where(np.isnan(self.narrowed), np.inf, self.narrowed), points
 
     @property
     def built(self) -> BuiltModel:
@@ -222,7 +258,7 @@ class Program:
                 Reason.TIME_LIMIT,
             )
         now = self.budget
-        self._build(self._with_budget(self.built.bounds_budget), hill_breakpoints=hill_breakpoints)
+        self._build(self._with_budget(self.built.bounds_budget), hill_breakpoints=hill_breakpoints, budget=now)
         self._put_budget(now)
 
     def _put_budget(self, budget: float) -> None:
@@ -230,12 +266,16 @@ class Program:
         self.highs.sync_budget()
 
     def at_budget(self, budget: float) -> None:
-        """Put the built model at ``budget``, rebuilding only where a bound would loosen."""
+        """Put the built model at ``budget``, rebuilding only where a bound would loosen (or was
+        proven at another budget: :attr:`narrowed`)."""
         b = self._built
         bounded = b is not None and (
             b.budget_dependent or b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()
         )
-        if b is None or (bounded and budget > b.bounds_budget):
+        moved = b is not None and budget != self.budget
+        if moved:
+            self.incumbent = -math.inf
+        if b is None or (bounded and budget > b.bounds_budget) or (moved and self.narrowed is not None):
             self._build(self._with_budget(budget))
         else:
             check_lots(self.problem, b.sources, budget)
@@ -286,7 +326,12 @@ class Program:
         if b is None:
             return
         loosens = np.any(b.sources.budget_bounded & (cost < old.cost))
-        if loosens or (self.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded)):
+        self.incumbent = -math.inf
+        if (
+            loosens
+            or self.narrowed is not None
+            or (self.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded))
+        ):
             self.rebuild()
             return
         check_lots(problem, b.sources, self.budget)

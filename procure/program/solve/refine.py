@@ -11,7 +11,6 @@ that is where the gap lies.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -24,6 +23,7 @@ from ..numbers.scenarios import ScenarioProblem
 from ..paths import eligible, priced_by_dual, qualifies
 from ..readout.plan import VALUE_ABS_TOLERANCE, closes, relative_gap
 from ..rows import CouplingRows, coupling_rows
+from .hill_range import priced_part
 from .polish import FEASIBILITY, Polished, polish_from
 from .state import Refined, Solving
 
@@ -42,6 +42,9 @@ MIP_GAP_SHARE = 0.1
 #: the dual-guided solve starts from the exact plan instead, :mod:`procure.program.model.crossover`);
 #: re-solves after new cuts start the dual simplex from that vertex.
 COLD_METHOD = "ipm"
+#: Share of a narrowed bound (:mod:`procure.program.solve.hill_range`) within which a source's
+#: hours count as on it [1]: ten times HiGHS's primal feasibility tolerance.
+NARROWED_AT = 1e-6
 #: Smallest relative gap the refinement is asked for (target mode tightens towards it) [1].
 TOLERANCE_FLOOR = 1e-9
 
@@ -72,10 +75,16 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         w = np.clip(res.w, 0.0, a.upper)
         _e, v = a.value_of(w)
         true_value = built.true_objective(v)
+        program.incumbent = max(program.incumbent, true_value)
         bound = res.bound
-        upper = max(float(bound), true_value)
+        # a plan beyond the narrowed bounds is worth no more than narrowed_value (hill_range)
+        upper = max(float(bound), true_value, program.narrowed_value)
         gap = relative_gap(upper, true_value)
         if closes(upper, true_value, tolerance):
+            if _on_narrowed_bound(program, x):
+                program.narrowing = False  # its duals would price that bound: solve with the sources' own
+                program.rebuild(deadline=deadline)
+                continue
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
         if not _progress(program, w, res.z, v, upper, float(bound) - res.objective, deadline):
             if rel_gap > TOLERANCE_FLOOR:
@@ -126,6 +135,16 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
     return _certified(program, exact, rows, deadline, tolerance, rounds=1)
 
 
+def _on_narrowed_bound(program: Solving, x: np.ndarray) -> bool:
+    """Whether some source's hours sit on a bound the program narrowed (:attr:`Program.narrowed
+    <procure.program.solve.program.Program.narrowed>`)."""
+    narrowed = program.narrowed
+    if narrowed is None:
+        return False
+    on = ~np.isnan(narrowed) & (x >= np.nan_to_num(narrowed, nan=np.inf) * (1 - NARROWED_AT))
+    return bool(on.any())
+
+
 def _concave_start(program: Solving) -> None:
     """Before the first solve of a one-scenario program with terms the dual cannot price (S-shaped
     curves, minimum orders, fees, lots), a tangent cut on each concave curve where the dual of
@@ -140,12 +159,8 @@ def _concave_start(program: Solving) -> None:
     part = priced_by_dual(a)
     if not part.any():
         return
-    # the others cannot be bought: linear curves with no room, which the dual prices at 0 hours
-    sub = replace(a, room=np.where(part, a.room, 0.0), upper=np.where(part, a.upper, 0.0),
-                  curve=np.where(part, a.curve, "linear"), concave=np.ones_like(a.concave),
-                  binary=np.zeros_like(a.binary), lots=np.where(part, a.lots, 0.0))  # fmt: skip
     rows = coupling_rows(program.problem, program.budget, built.capacity_names)
-    dual = solve_dual(sub, rows)
+    dual = solve_dual(priced_part(a), rows)
     if not np.all(np.isfinite(dual.x)):
         return
     curves = np.flatnonzero(part)

@@ -92,6 +92,10 @@ class Solving(Protocol):
     dual_guide: bool
     last: Solved | None
     formulation: Formulation
+    narrowed: np.ndarray | None
+    narrowed_value: float
+    incumbent: float
+    narrowing: bool
 
     @property
     def problem(self) -> Problem:

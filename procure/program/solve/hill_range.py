@@ -1,0 +1,263 @@
+"""How many hours of each S-shaped source a plan better than a known one can hold, proven by the
+Lagrangian bound.
+
+For multipliers μ ≥ 0 of the coupling rows ``A x ≤ b`` (budget, capacities, mix bounds) every
+plan that meets them is worth at most
+
+    L(μ) = μ·b + Σ_s φ_s,   φ_s = max over 0 ≤ x ≤ U_s of f_s(x) − p_s x,   p_s = (μᵀA)_s,
+
+(weak duality: ``μ·(b − A x) ≥ 0``), whatever the curves' shapes and with the integer terms
+(lots, minimum orders, fees) relaxed, which only raises each φ. ``f_s(x) = v_s(a_s (h0_s + x))``
+is the source's value at ``x`` hours bought and ``U_s`` its bound in the model. So a plan that
+buys more than ``t`` hours of an S-shaped source ``h`` is worth at most
+
+    L(μ) − φ_h + ψ_h(t),   ψ_h(t) = max over t ≤ x ≤ U_h of f_h(x) − p_h x,
+
+and where that is no more than the value ``V`` of a plan already known (the incumbent, with
+no hours of ``h`` beyond ``t``), the model may bound ``x_h ≤ t`` and keep every plan worth
+more than ``V``: the model's optimum, and its bound, are the program's. Each S-shaped curve's
+piecewise form then spans only the hours that can matter, so its breakpoints are as many
+times finer as its range is narrower.
+
+The maxima over an S-shaped (hill, s > 1) curve are found where they can lie: ``f − p x`` is
+convex up to the curve's inflection and concave after it, so its maximum over an interval is
+at an end, at the inflection, or at the one root of ``f' = p`` past the inflection, which is
+bracketed by bisection; the bracket's width times the steepest slope, and the float error of
+the evaluation, are added, so each maximum is bounded from above (:class:`HillGain`).
+The sources the dual prices in closed form give their φ through the dual's own evaluation of
+g(μ) (:func:`procure.program.dual.dual_bound`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..dual import dual_bound, solve_dual
+from ..numbers import value
+from ..numbers.bounds import CurveArrays, source_arrays
+from ..numbers.problem import Problem
+from ..paths import DUAL_CURVES, priced_by_dual
+from ..rows import CouplingRows, capacity_rows_of, coupling_rows, within_rows
+
+#: Bisection steps that bracket the root of ``f' = p`` past a hill curve's inflection, and the
+#: hours ``t`` of :func:`hill_ranges`: each halves the bracket.
+BISECTION_STEPS = 60
+#: Relative float error allowed for in the values summed into a bound: a few thousand units in
+#: the last place [1].
+BOUND_MARGIN = 1e-12
+#: A source's range is narrowed only where its new bound is below this share of its old one:
+#: a bound barely moved changes the breakpoints little and costs a rebuild [1].
+LEAST_NARROWING = 0.9
+
+
+class HillGain:
+    """Upper bounds on ``max f(x) − p x`` over ``t ≤ x ≤ U`` hours of S-shaped (hill, s > 1)
+    curves at a price per hour, for any ``t`` (see the module); proven.
+
+    Over ``[0, U]`` the inflection and the root of ``f' = p`` past it are found once; the
+    maximum over ``[t, U]`` is then the largest of ``g(t)``, ``g(U)``, ``g`` at the inflection
+    where it lies past ``t``, and the root's bound where its bracket reaches past ``t``.
+
+    Parameters
+    ----------
+    a : CurveArrays
+        The curves' numbers.
+    curves : numpy.ndarray
+        Indices of hill curves with s > 1.
+    price, top : numpy.ndarray
+        Per curve: the price of an hour [value per h] and the most hours ``U`` [h].
+    """
+
+    def __init__(self, a: CurveArrays, curves: np.ndarray, price: np.ndarray, top: np.ndarray) -> None:
+        self.rate, self.held, self.k, self.s = a.rate[curves], a.held[curves], a.k[curves], a.shape[curves]
+        self.price, self.top = price, top
+        e_turn = self.k * ((self.s - 1.0) / (self.s + 1.0)) ** (1.0 / self.s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x_turn = np.where(self.rate > 0, e_turn / self.rate - self.held, np.inf)
+        self.turn = np.clip(x_turn, 0.0, top)  # where the concave part starts
+        has = (self._slope(self.turn) > 0) & (self._slope(top) < 0)  # slope − p falls from + to − there
+        r_lo, r_hi = self.turn.copy(), top.copy()
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (r_lo + r_hi)
+            rising = self._slope(mid) > 0
+            r_lo, r_hi = np.where(rising, mid, r_lo), np.where(rising, r_hi, mid)
+        steepest = self.rate * np.asarray(value.derivative(e_turn, "hill", self.k, self.s), float) + np.abs(price)
+        self.root_reach = np.where(has, r_hi, -np.inf)
+        self.at_root = np.where(has, np.maximum(self.gain(r_lo), self.gain(r_hi)) + steepest * (r_hi - r_lo), -np.inf)
+        self.at_turn, self.at_top = self.gain(self.turn), self.gain(top)
+        f_top = np.asarray(value.value(self.rate * (self.held + top), "hill", self.k, self.s), dtype=float)
+        self.margin = BOUND_MARGIN * (np.abs(f_top) + np.abs(price) * top)
+
+    def gain(self, x: np.ndarray) -> np.ndarray:
+        """``f(x) − p x`` [value]."""
+        return np.asarray(value.value(self.rate * (self.held + x), "hill", self.k, self.s), float) - self.price * x
+
+    def _slope(self, x: np.ndarray) -> np.ndarray:
+        """``f'(x) − p`` [value per h]."""
+        return self.rate * np.asarray(value.derivative(self.rate * (self.held + x), "hill", self.k, self.s), float) - (
+            self.price
+        )
+
+    def over(self, t: np.ndarray) -> np.ndarray:
+        """The bound over ``[t, U]`` of each curve, ``0 ≤ t ≤ U`` [value]."""
+        best = np.maximum.reduce([
+            self.gain(t), self.at_top, np.where(self.turn >= t, self.at_turn, -np.inf),
+            np.where(self.root_reach >= t, self.at_root, -np.inf),
+        ])  # fmt: skip
+        return best + self.margin
+
+
+def _bound_sources(a: CurveArrays) -> CurveArrays | None:
+    """The sources as the dual prices them for L(μ): the S-shaped ones out (linear, no hours
+    held, no room: a term of 0), the integer terms of the others relaxed; None where some other
+    source's curve has no price in closed form."""
+    hill = ~a.concave
+    shaped = (a.curve != "power") | (a.shape <= 1)
+    if not np.all(hill | (np.isin(a.curve, DUAL_CURVES) & shaped)):
+        return None
+    return replace(
+        a, held=np.where(hill, 0.0, a.held), room=np.where(hill, 0.0, a.upper), upper=np.where(hill, 0.0, a.upper),
+        curve=np.where(hill, "linear", a.curve), concave=np.ones_like(a.concave), binary=np.zeros_like(a.binary),
+        lots=np.zeros_like(a.lots),
+    )  # fmt: skip
+
+
+def hill_ranges(a: CurveArrays, rows: CouplingRows, incumbent: float, mu: np.ndarray) -> np.ndarray | None:
+    """Per source, the most hours a plan worth more than ``incumbent`` can buy of it (its bound
+    ``a.upper`` for all but the S-shaped ones), by the Lagrangian bound at ``mu`` (see the
+    module) [h]; None where no bound can be drawn (a curve with no price in closed form, a bound
+    not finite at ``mu``).
+
+    Parameters
+    ----------
+    a : CurveArrays
+        The sources (one scenario), with their bounds in the model.
+    rows : CouplingRows
+        The coupling rows at the budget asked.
+    incumbent : float
+        The true value of a plan that meets every row and buys none of the S-shaped sources
+        beyond what is returned (none at all, say) [own-hour equivalents].
+    mu : numpy.ndarray
+        Multipliers of ``rows``, ≥ 0 [value per unit].
+    """
+    sub = _bound_sources(a)
+    mu = np.asarray(mu, dtype=float)
+    if sub is None or len(mu) != len(rows.b) or not np.all(mu >= 0):
+        return None
+    base = dual_bound(sub, rows, mu)
+    hill = np.flatnonzero(~a.concave)
+    top = a.upper[hill]
+    if not (np.isfinite(base) and np.all(np.isfinite(top))):
+        return None
+    gains = HillGain(a, hill, (mu @ rows.A)[hill], top)
+    phi = gains.over(np.zeros(len(hill)))
+    others = base + phi.sum() - phi  # L(μ) − φ_h, each term bounded from above
+    others = others + BOUND_MARGIN * (abs(base) + np.abs(phi).sum())
+
+    def removable(t: np.ndarray) -> np.ndarray:
+        """Whether every plan with at least t hours of the source is worth no more than the incumbent."""
+        return others + gains.over(t) <= incumbent
+
+    lo, hi = np.zeros(len(hill)), top.copy()
+    fits = removable(hi)
+    at_zero = removable(lo)
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        ok = removable(mid)
+        lo, hi = np.where(ok, lo, mid), np.where(ok, mid, hi)
+    t = np.where(at_zero, 0.0, np.where(fits, hi, top))
+    out = a.upper.copy()
+    out[hill] = np.minimum(top, t)
+    return out
+
+
+def priced_part(a: CurveArrays) -> CurveArrays:
+    """The sources the dual prices in closed form (:func:`procure.program.paths.priced_by_dual`),
+    the others left out: linear with no room, which the dual prices at 0 hours."""
+    part = priced_by_dual(a)
+    return replace(a, room=np.where(part, a.room, 0.0), upper=np.where(part, a.upper, 0.0),
+                   curve=np.where(part, a.curve, "linear"), concave=np.ones_like(a.concave),
+                   binary=np.zeros_like(a.binary), lots=np.where(part, a.lots, 0.0))  # fmt: skip
+
+
+def first_incumbent(a: CurveArrays, rows: CouplingRows) -> tuple[float, np.ndarray] | None:
+    """A plan that meets every coupling row and buys only what the dual prices in closed form
+    (the dual of those sources alone, pulled inside the rows), its true value and the dual's
+    multipliers; None where there is none."""
+    part = priced_by_dual(a)
+    if not part.any():
+        return None
+    dual = solve_dual(priced_part(a), rows)
+    if not np.all(np.isfinite(dual.x)):
+        return None
+    x = np.where(part, np.clip(dual.x, 0.0, a.upper), 0.0)
+    x = within_rows(rows.A[None], rows.b[None], x[None])[0]
+    if not np.all(np.isfinite(x)):
+        return None
+    _e, v = a.value_of(x)
+    return float(np.sum(v)), dual.mu
+
+
+def narrow_hills(problem: Problem, incumbent: float = -math.inf) -> tuple[np.ndarray, float] | None:
+    """The bounds on the S-shaped sources' hours of a one-scenario budget-mode ``problem`` that
+    a plan worth more than the best known must keep (:func:`hill_ranges`), with that value;
+    None where none narrows a source's bound below :data:`LEAST_NARROWING` of it.
+
+    The best plan known is the better of ``incumbent`` (the true value of a plan found,
+    [own-hour equivalents]) and :func:`first_incumbent`'s; the multipliers are the dual's of the
+    sources it prices.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, float) or None
+        Per source its narrowed bound [h] (NaN where not narrowed), and the value they were
+        proven against: no plan beyond them is worth more.
+    """
+    a = source_arrays(problem)
+    if a.concave.all():
+        return None
+    rows = coupling_rows(problem, float(problem.budget or 0.0), capacity_rows_of(problem))
+    start = first_incumbent(a, rows)
+    if start is None:
+        return None
+    known, mu = start
+    against = max(known, incumbent)
+    ranges = hill_ranges(a, rows, against, mu)
+    if ranges is None:
+        return None
+    narrower = ranges < LEAST_NARROWING * a.upper
+    if not narrower.any():
+        return None
+    return np.where(narrower, ranges, np.nan), against
+
+
+def convex_reach(a: CurveArrays) -> np.ndarray:
+    """Per curve, the hours up to which an S-shaped (hill, s > 1) curve is convex, its
+    inflection ``k ((s − 1)/(s + 1))^(1/s)`` in hours (0 where the hours held pass it; NaN for
+    the other curves) [h]."""
+    hill = ~a.concave
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e_turn = a.k * ((a.shape - 1.0) / (a.shape + 1.0)) ** (1.0 / a.shape)
+        x_turn = np.where(a.rate > 0, e_turn / a.rate - a.held, np.inf)
+    return np.where(hill, np.maximum(x_turn, 0.0), np.nan)
+
+
+def narrowed_breakpoints(a: CurveArrays, narrowed: np.ndarray, count: int,
+                         given: dict[int, np.ndarray] | None) -> dict[int, np.ndarray]:  # fmt: skip
+    """Breakpoints of each S-shaped curve whose range was narrowed to ``narrowed`` [h] (NaN: not
+    narrowed): where the new range lies where the curve is convex, its two ends (its chord lies
+    on or above it there: a form with no binary); else ``given``'s within it and ``count``
+    evenly spaced. The other curves keep ``given``'s."""
+    out = dict(given or {})
+    reach = convex_reach(a)
+    for i in np.flatnonzero(~np.isnan(narrowed)).tolist():
+        top = float(narrowed[i])
+        if top <= reach[i]:
+            out[i] = np.array([0.0, top]) if top > 0 else np.array([0.0, 1.0])
+            continue
+        kept = np.clip(out[i], 0.0, top) if i in out else np.zeros(0)
+        out[i] = np.unique(np.concatenate([kept, np.linspace(0.0, top, count)]))
+    return out
