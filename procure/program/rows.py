@@ -1,5 +1,6 @@
 """The coupling rows of the program as arrays: which capacities have a row, each mix bound's
-coefficients, the rows ``A x ≤ b`` of one scenario, and hours pulled back inside them.
+coefficients, the rows of every scenario as labelled arrays (:class:`ScenarioRows`; ``A x ≤ b``
+of one scenario, :func:`coupling_rows`), and hours pulled back inside them.
 
 Every reader of the rows outside the Pyomo model (the dual, the wait-and-see values, the exact
 hours, the plan's readout, the diagnostics) and the model's row builders take them from here:
@@ -108,21 +109,71 @@ class CouplingRows:
     b: np.ndarray
 
 
-def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
-    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows."""
+@dataclass(frozen=True)
+class ScenarioRows:
+    """The coupling rows of every scenario as labelled arrays over the scenario axis: in scenario
+    ``k``, row ``r`` reads ``Σ_s A[k, r, s] y_ks ≤ b[k, r]``, ``y_k`` the hours its rows are read
+    at (the hours bought now; with recourse, those the scenario ends with).
+
+    The one statement of the rows: the model's capacity and mix rows are made from these arrays
+    (:mod:`procure.program.model.scenario_rows`), and the dual, the wait-and-see values, the
+    exact hours and the certificate read them (:func:`coupling_rows` is scenario 0's). The
+    model's budget row takes its coefficients from the model's cost parameters, which a
+    re-solve moves; row 0 here is the same costs when the rows were made.
+
+    Attributes
+    ----------
+    names : list of str
+        ``budget``, then each capacity with a row, then ``max_share:KEY`` per mix bound.
+    kinds : list of str
+        Per row: ``budget``, ``capacity`` or ``mix``.
+    A : numpy.ndarray
+        Coefficients, scenarios × rows × sources [$ per h, unit per h, effective h per h].
+    b : numpy.ndarray
+        Right-hand sides, scenarios × rows, held hours counted [$, unit, effective h].
+    """
+
+    names: list[str]
+    kinds: list[str]
+    A: np.ndarray
+    b: np.ndarray
+
+    #: What the slots of the arrays' first axis are.
+    axis = "scenario"
+
+    def of(self, kind: str) -> list[int]:
+        """The rows of ``kind`` (``budget``, ``capacity``, ``mix``), in order."""
+        return [r for r, k in enumerate(self.kinds) if k == kind]
+
+    def scenario(self, k: int) -> CouplingRows:
+        """Scenario ``k``'s rows ``A x ≤ b``."""
+        return CouplingRows(list(self.names), self.A[k], self.b[k])
+
+
+def scenario_rows(problem: Problem, rates: np.ndarray, budget: float, capacity_names: list[str]) -> ScenarioRows:
+    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows
+    of each scenario whose effective hours per hour are a row of ``rates`` (scenarios × sources)."""
     p = problem
-    names, rows, rhs = ["budget"], [p.cost], [budget]
-    for name in capacity_names:
+    rates = np.atleast_2d(np.asarray(rates, dtype=float))
+    count, n = rates.shape
+    kinds = ["budget", *(["capacity"] * len(capacity_names)), *(["mix"] * len(p.max_share))]
+    A = np.empty((count, len(kinds), n))
+    b = np.empty((count, len(kinds)))
+    A[:, 0], b[:, 0] = p.cost, budget
+    for r, name in enumerate(capacity_names, start=1):
         use = p.usage(name)
-        names.append(name)
-        rows.append(use)
-        rhs.append(capacity_room(p.capacity[name], use, p.held))
-    for key, share in p.max_share.items():
-        coef, right = mix_row(p.rate, p.members(key), share, p.held)
-        names.append(f"max_share:{key}")
-        rows.append(coef)
-        rhs.append(float(right))
-    return CouplingRows(names, np.array(rows, dtype=float), np.array(rhs, dtype=float))
+        A[:, r], b[:, r] = use, capacity_room(p.capacity[name], use, p.held)
+    first = 1 + len(capacity_names)
+    for g, (key, share) in enumerate(p.max_share.items(), start=first):
+        A[:, g], b[:, g] = mix_row(rates, p.members(key), share, p.held)
+    names = ["budget", *capacity_names, *(f"max_share:{key}" for key in p.max_share)]
+    return ScenarioRows(names, kinds, A, b)
+
+
+def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
+    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows
+    of the problem's one scenario (:func:`scenario_rows`)."""
+    return scenario_rows(problem, problem.rate, budget, capacity_names).scenario(0)
 
 
 def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -168,13 +219,10 @@ def plan_within(problem: Problem, x: np.ndarray, rates: np.ndarray | None = None
     """
     x = np.asarray(x, dtype=float)
     fee = problem.column("fixed_fee_usd") @ problem.bought(x)
-    base = coupling_rows(problem, float(problem.budget or 0.0) - float(fee), capacity_rows_of(problem))
-    plain = len(base.names) - len(problem.max_share)
-    A, b = [base.A[:plain]], [base.b[:plain]]
-    for rate in np.atleast_2d(problem.rate if rates is None else rates):
-        for key, share in problem.max_share.items():
-            coef, right = mix_row(rate, problem.members(key), share, problem.held)
-            A.append(coef[None, :])
-            b.append(np.array([right]))
-    within = within_rows(np.concatenate(A)[None], np.concatenate(b)[None], x[None])[0]
+    rows = scenario_rows(problem, problem.rate if rates is None else rates, float(problem.budget or 0.0) - float(fee),
+                         capacity_rows_of(problem))  # fmt: skip
+    plain, mix = rows.of("budget") + rows.of("capacity"), rows.of("mix")
+    A = np.concatenate([rows.A[0, plain], rows.A[:, mix].reshape(-1, problem.n)])
+    b = np.concatenate([rows.b[0, plain], rows.b[:, mix].ravel()])
+    within = within_rows(A[None], b[None], x[None])[0]
     return np.where(np.isfinite(within), within, x)

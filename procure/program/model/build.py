@@ -329,13 +329,14 @@ def build(
         fee = problem.column("fixed_fee_usd")
         infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
         capacity_names = infra_rows.add_capacity_rows(m, sp)
-        scenario_rows.mix_rows(m, sp, problem, a, arguments)
+        scenario_rows.mix_rows(m, sp, scenario_rows.coupling(sp, problem), arguments)
     else:
         assert isinstance(sp, ScenarioProblem)
+        rows = scenario_rows.coupling(sp, problem)
         scenario_rows.ahead_rows(m, sp, deadline)
         scenario_rows.budget_rows(m, sp, problem, arguments, deadline)
-        capacity_names = scenario_rows.capacity_rows(m, sp, problem, a, arguments, deadline)
-        scenario_rows.mix_rows(m, sp, problem, a, arguments, deadline)
+        capacity_names = scenario_rows.capacity_rows(m, sp, rows, arguments, deadline)
+        scenario_rows.mix_rows(m, sp, rows, arguments, deadline)
     add_integer_value_rows(m, c, arguments, n)
     _objective(m, sp)
 

@@ -17,10 +17,9 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression
 
-from ..numbers.bounds import CurveArrays
 from ..numbers.problem import Problem
 from ..numbers.scenarios import ScenarioProblem
-from ..rows import capacity_room, capacity_rows_of, mix_row
+from ..rows import ScenarioRows, capacity_rows_of, scenario_rows
 from .read import timed_rows
 
 if TYPE_CHECKING:
@@ -82,43 +81,47 @@ def budget_rows(
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
 
+def coupling(sp: ScenarioProblem | Infrastructure, problem: Problem) -> ScenarioRows:
+    """The coupling rows of every scenario of ``sp`` (:func:`procure.program.rows.scenario_rows`),
+    which the capacity and mix rows are made from."""
+    return scenario_rows(problem, sp.rate, float(problem.budget or 0.0), capacity_rows_of(problem))
+
+
 def capacity_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, a: CurveArrays, arguments: list[Any],
-    deadline: float = math.inf,
-) -> list[str]:  # fmt: skip
+    m: pyo.ConcreteModel, sp: ScenarioProblem, rows: ScenarioRows, arguments: list[Any], deadline: float = math.inf
+) -> list[str]:
     """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
-    on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
+    on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s, from ``rows``."""
     n = sp.n
     recourse = sp.recourse_price_x is not None
-    rows = capacity_rows_of(problem)
-    m.R = pyo.Set(initialize=rows, ordered=True)
+    at = {rows.names[r]: r for r in rows.of("capacity")}
+    m.R = pyo.Set(initialize=list(at), ordered=True)
     m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
         """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
-        use = problem.usage(r)
-        nz = np.flatnonzero(use)
-        room = capacity_room(problem.capacity[r], use, a.held)
-        return _linear(use[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= room
+        coef = rows.A[k, at[r]]
+        nz = np.flatnonzero(coef)
+        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rows.b[k, at[r]])
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
-    return rows
+    return list(at)
 
 
 def mix_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, problem: Problem, a: CurveArrays, arguments: list[Any],
+    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, rows: ScenarioRows, arguments: list[Any],
     deadline: float = math.inf,
 ) -> None:  # fmt: skip
-    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w."""
+    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w,
+    from ``rows``."""
     n = sp.n
-    groups = list(problem.max_share)
-    m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
+    mix = rows.of("mix")
+    m.G = pyo.Set(initialize=range(len(mix)), ordered=True)
 
     def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
         """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
-        key = groups[g]
-        coef, rhs = mix_row(sp.rate[k], problem.members(key), problem.max_share[key], a.held)
+        coef = rows.A[k, mix[g]]
         nz = np.flatnonzero(coef)
-        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rhs)
+        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rows.b[k, mix[g]])
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)

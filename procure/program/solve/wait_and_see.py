@@ -32,7 +32,7 @@ from ..numbers.problem import Mode
 from ..numbers.scenarios import ScenarioProblem
 from ..paths import eligible
 from ..readout.plan import VALUE_ABS_TOLERANCE
-from ..rows import capacity_rows_of, coupling_rows, mix_row, within_rows
+from ..rows import capacity_rows_of, scenario_rows, within_rows
 from .polish import FEASIBILITY
 
 
@@ -63,16 +63,11 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
     a = _qualified_arrays(sp)
     if a is None:
         return [None] * count
-    names = capacity_rows_of(base)
-    rows = coupling_rows(base, float(base.budget or 0.0), names)
-    A = np.repeat(rows.A[None], count, axis=0)
-    b = np.repeat(rows.b[None], count, axis=0)
+    rows = scenario_rows(base, sp.rate, float(base.budget or 0.0), capacity_rows_of(base))
+    A, b = rows.A, rows.b
     if sp.recourse_price_x is not None:
         later = np.where(sp.later_ok[None, :], sp.recourse_price_x * sp.later_cost, np.inf)
         A[:, 0, :] = np.minimum(base.cost[None, :], later)
-    first_mix = 1 + len(names)
-    for j, (key, share) in enumerate(base.max_share.items()):
-        A[:, first_mix + j, :], b[:, first_mix + j] = mix_row(sp.rate, base.members(key), share, a.held)
     d = CurveTerms(sp.rate.astype(float), sp.saturation_hours.astype(float), a.held, a.room, a.shape, a.curve, A, b)
     found = minimise(d)
     lower, good = certified_values(d, found.mu, found.bound, found.x, tolerance)
