@@ -45,11 +45,11 @@ from ..model.highs import SIMPLEX, HighsModel, SolverResult
 from ..numbers.bounds import check_lots, source_arrays
 from ..numbers.infrastructure import Infrastructure
 from ..numbers.periods import PeriodProblem, single_period
-from ..numbers.problem import Mode, Problem, check_budget
-from ..numbers.question import other_numbers
+from ..numbers.problem import Mode, Problem
 from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..readout.plan import Plan
 from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
+from .changes import Changes
 from .diagnose import diagnose
 from .hill_range import narrow_hills, narrowed_breakpoints
 from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
@@ -65,7 +65,7 @@ from .target import solve_target
 BUILD_COLLECT_SHARE = 0.35
 
 
-class Program:
+class Program(Changes):
     """A built model and its persistent solver, re-solvable after a change of costs or budget.
 
     Parameters
@@ -280,78 +280,6 @@ class Program:
         else:
             check_lots(self.problem, b.sources, budget)
             self._put_budget(budget)
-
-    # ------------------------------------------------------------------ changes between solves
-
-    def set_budget(self, budget: float) -> None:
-        """A new budget [$] for the next :meth:`solve` (budget mode)."""
-        budget = check_budget(budget)
-        if self.problem.mode is not Mode.BUDGET:
-            raise invalid("budget", budget, "the program is in target mode: its money is what it finds")
-        self.formulation = replace(self.formulation, base=self.problem.asking(budget=budget))
-        self.at_budget(budget)
-
-    def reprice(self, problem: Problem) -> None:
-        """The same sources at new prices or bills (a new byte price, say) [$/h]; the cuts stay valid.
-
-        Sets the model's cost parameters (with recourse, the later costs too, which move with
-        the transport bill) and sends the changed coefficients to HiGHS, which keeps its basis;
-        rebuilds only where a source's bound came from the budget and would loosen.
-
-        Raises
-        ------
-        InputError
-            ``problem`` has other sources than the program's, other numbers than their prices
-            and bills (:data:`procure.program.numbers.question.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
-            program is over periods (one period included: its prices and bills are the periods
-            file's, which its read-out keeps).
-        """
-        if self.single is not None:
-            self.single.with_base(problem)  # refused, as for several periods: re-read the periods file
-        old = self.problem
-        if problem.n != old.n or not np.array_equal(
-            problem.sources["source"].to_numpy(), old.sources["source"].to_numpy()
-        ):
-            raise invalid("problem", "other sources", f"must price the same {old.n} sources, in the same order")
-        other = other_numbers(old, problem)
-        if other:
-            raise invalid("problem", f"other {other}", "must differ from the program's in prices and bills only "
-                          "(build a new Program for other numbers)")  # fmt: skip
-        cost = problem.cost
-        if not np.all(np.isfinite(cost) & (cost >= 0)):
-            raise invalid("cost", cost, f"must be {old.n} numbers ≥ 0 [$/h], one per source")
-        problem = problem.asking(budget=old.budget, target=old.target, max_share=old.max_share)
-        self.formulation = self.formulation.with_base(problem)
-        b = self._built
-        if b is None:
-            return
-        loosens = np.any(b.sources.budget_bounded & (cost < old.cost))
-        self.incumbent = -math.inf
-        if (
-            loosens
-            or self.narrowed is not None
-            or (self.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded))
-        ):
-            self.rebuild()
-            return
-        check_lots(problem, b.sources, self.budget)
-        m = b.model
-        changed = np.flatnonzero(cost != old.cost)
-        # the costs were checked above (finite, ≥ 0), so Pyomo's own check per item is skipped
-        m.cost.store_values(dict(zip(changed.tolist(), cost[changed].tolist(), strict=True)), check=False)
-        if self.formulation.recourse_price_x is not None:
-            later = self.formulation.later_cost
-            for (k, i), param in m.later.items():
-                param.set_value(float(later[k, i]))
-        self.highs.sync_costs()
-
-    def set_costs(self, cost: np.ndarray) -> None:
-        """New all-in prices per hour [$/h], in source order, the purchase price taking the
-        change (the bill's terms stay the pipeline's); see :meth:`reprice`."""
-        cost = np.asarray(cost, dtype=float)
-        if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
-            raise invalid("cost", cost, f"must be {self.problem.n} numbers ≥ 0 [$/h], one per source")
-        self.reprice(self.problem.with_cost(cost))
 
     # ------------------------------------------------------------------ one solver call
 
