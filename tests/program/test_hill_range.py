@@ -16,7 +16,7 @@ import pytest
 from procure.ledger.synthetic import random_ledger
 from procure.program import from_ledger
 from procure.program.numbers.bounds import source_arrays
-from procure.program.solve import program as program_module
+from procure.program.solve import hill_range
 from procure.program.solve.hill_range import HillGain, convex_reach
 from procure.program.solve.program import Program
 
@@ -117,7 +117,7 @@ def test_a_plan_on_a_narrowed_bound_is_solved_again_with_the_sources_own(monkeyp
     # is then on it, and the program must drop it rather than price it
     claimed = np.full(problem.n, np.nan)
     claimed[bought[0]] = 0.5 * plain.sources["hours"].iloc[bought[0]]
-    monkeypatch.setattr(program_module, "narrow_hills", lambda _problem, _incumbent: (claimed, -np.inf))
+    monkeypatch.setattr(hill_range, "narrow_hills", lambda _problem, _incumbent: (claimed, -np.inf))
     program = Program(problem)
     plan = program.solve()
     assert program.narrowed is None and not program.narrowing

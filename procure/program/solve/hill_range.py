@@ -32,15 +32,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..dual import dual_bound, solve_dual
 from ..numbers import value
 from ..numbers.bounds import CurveArrays, source_arrays
-from ..numbers.problem import Problem
+from ..numbers.problem import Mode, Problem
+from ..numbers.scenarios import ScenarioProblem
 from ..paths import DUAL_CURVES, priced_by_dual
 from ..rows import CouplingRows, capacity_rows_of, coupling_rows, within_rows
+
+if TYPE_CHECKING:
+    from ..model.build import Formulation
+    from .state import Solving
 
 #: Bisection steps that bracket the root of ``f' = p`` past a hill curve's inflection, and the
 #: hours ``t`` of :func:`hill_ranges`: each halves the bracket.
@@ -261,3 +267,26 @@ def narrowed_breakpoints(a: CurveArrays, narrowed: np.ndarray, count: int,
         kept = np.clip(out[i], 0.0, top) if i in out else np.zeros(0)
         out[i] = np.unique(np.concatenate([kept, np.linspace(0.0, top, count)]))
     return out
+
+
+def narrowing(
+    program: Solving, formulation: Formulation, breakpoints: dict[int, np.ndarray] | None, budget: float | None
+) -> tuple[np.ndarray | None, dict[int, np.ndarray] | None]:
+    """The bounds this module proves for the S-shaped sources of ``program``'s one-scenario
+    budget-mode ``formulation`` at ``budget`` (else its own), against the best plan known
+    (``program.incumbent``), as the model's bounds (inf where not narrowed), and the breakpoints
+    over the narrowed ranges (:func:`narrowed_breakpoints`); ``(None, breakpoints)`` where none
+    narrows, or the program does not narrow (``program.narrowing`` off, no guide, fixed
+    hours, target mode). Sets ``program.narrowed`` and ``program.narrowed_value``."""
+    program.narrowed, program.narrowed_value = None, -math.inf
+    one = isinstance(formulation, ScenarioProblem) and formulation.certain and formulation.count == 1
+    if not (one and program.narrowing and program.dual_guide and program.fixed_hours is None
+            and program.problem.mode is Mode.BUDGET):  # fmt: skip
+        return None, breakpoints
+    base = formulation.base if budget is None else formulation.base.asking(budget=budget, target=None)
+    found = narrow_hills(base, program.incumbent)
+    if found is None:
+        return None, breakpoints
+    program.narrowed, program.narrowed_value = found
+    points = narrowed_breakpoints(source_arrays(base), found[0], program.first_hill_points, breakpoints)
+    return np.where(np.isnan(found[0]), np.inf, found[0]), points

@@ -42,16 +42,16 @@ from ...spec import check
 from ..model.build import BuiltModel, Formulation, build
 from ..model.forms import DEFAULT_HILL_POINTS
 from ..model.highs import SIMPLEX, HighsModel, SolverResult
-from ..numbers.bounds import check_lots, source_arrays
+from ..numbers.bounds import check_lots
 from ..numbers.infrastructure import Infrastructure
 from ..numbers.periods import PeriodProblem, single_period
-from ..numbers.problem import Mode, Problem
+from ..numbers.problem import Mode, Problem, check_budget
 from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..readout.plan import Plan
 from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
-from .changes import Changes
+from .changes import reprice
 from .diagnose import diagnose
-from .hill_range import narrow_hills, narrowed_breakpoints
+from .hill_range import narrowing
 from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
 from .refine import refine
 from .state import Refined, Solved
@@ -65,7 +65,7 @@ from .target import solve_target
 BUILD_COLLECT_SHARE = 0.35
 
 
-class Program(Changes):
+class Program:
     """A built model and its persistent solver, re-solvable after a change of costs or budget.
 
     Parameters
@@ -131,7 +131,7 @@ class Program(Changes):
         self.last_build_seconds = 0.0
         self.fixed_hours = None if fixed_hours is None else np.asarray(fixed_hours, dtype=float)
         self.dual_guide = bool(dual_guide)
-        self._first_hill_points = hill_points
+        self.first_hill_points = hill_points
         #: Tangent points the first build starts from (curve, effective hours).
         self._first_cuts = list(cuts)
         self._built: BuiltModel | None = None
@@ -171,10 +171,10 @@ class Program(Changes):
         built_by = t0 + (self.deadline - t0) / (1.0 + BUILD_COLLECT_SHARE)
         if hill_breakpoints is None and old is not None:
             hill_breakpoints = old.hill_breakpoints
-        narrowed, hill_breakpoints = self._narrowed(formulation, hill_breakpoints, budget)
+        narrowed, hill_breakpoints = narrowing(self, formulation, hill_breakpoints, budget)
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
             try:
-                self._built = build(formulation, hill_points=self._first_hill_points,
+                self._built = build(formulation, hill_points=self.first_hill_points,
                                     hill_breakpoints=hill_breakpoints,
                                     cuts=old.cuts() if old is not None else self._first_cuts,
                                     fixed_hours=self.fixed_hours, dual_guide=self.dual_guide,
@@ -189,26 +189,10 @@ class Program(Changes):
         self.last_build_seconds = time.perf_counter() - t0
         self.build_seconds += self.last_build_seconds
 
-    def _narrowed(
-        self, formulation: Formulation, breakpoints: dict[int, np.ndarray] | None, budget: float | None
-    ) -> tuple[np.ndarray | None, dict[int, np.ndarray] | None]:
-        """The bounds :mod:`procure.program.solve.hill_range` proves for the S-shaped sources of a
-        one-scenario budget-mode program at ``budget`` (else its own), against the best plan
-        known, and the breakpoints over the narrowed ranges
-        (:func:`procure.program.solve.hill_range.narrowed_breakpoints`); ``(None, breakpoints)``
-        where none narrows. Sets :attr:`narrowed` and :attr:`narrowed_value`."""
-        self.narrowed, self.narrowed_value = None, -math.inf
-        one = isinstance(formulation, ScenarioProblem) and formulation.certain and formulation.count == 1
-        if not (one and self.narrowing and self.dual_guide and self.fixed_hours is None
-                and self.problem.mode is Mode.BUDGET):  # fmt: skip
-            return None, breakpoints
-        base = formulation.base if budget is None else formulation.base.asking(budget=budget, target=None)
-        found = narrow_hills(base, self.incumbent)
-        if found is None:
-            return None, breakpoints
-        self.narrowed, self.narrowed_value = found
-        points = narrowed_breakpoints(source_arrays(base), self.narrowed, self._first_hill_points, breakpoints)
-        return np.where(np.isnan(self.narrowed), np.inf, self.narrowed), points
+    @property
+    def built_if_any(self) -> BuiltModel | None:
+        """The built model, or None before a target-mode program's first solve."""
+        return self._built
 
     @property
     def built(self) -> BuiltModel:
@@ -280,6 +264,41 @@ class Program(Changes):
         else:
             check_lots(self.problem, b.sources, budget)
             self._put_budget(budget)
+
+    # ------------------------------------------------------------------ changes between solves
+
+    def set_budget(self, budget: float) -> None:
+        """A new budget [$] for the next :meth:`solve` (budget mode)."""
+        budget = check_budget(budget)
+        if self.problem.mode is not Mode.BUDGET:
+            raise invalid("budget", budget, "the program is in target mode: its money is what it finds")
+        self.formulation = replace(self.formulation, base=self.problem.asking(budget=budget))
+        self.at_budget(budget)
+
+    def reprice(self, problem: Problem) -> None:
+        """The same sources at new prices or bills (a new byte price, say) [$/h]; the cuts stay valid.
+
+        Sets the model's cost parameters (with recourse, the later costs too, which move with
+        the transport bill) and sends the changed coefficients to HiGHS, which keeps its basis;
+        rebuilds only where a source's bound came from the budget and would loosen.
+
+        Raises
+        ------
+        InputError
+            ``problem`` has other sources than the program's, other numbers than their prices
+            and bills (:data:`procure.program.numbers.question.PRICE_COLUMNS`), or a cost that is not ≥ 0; or the
+            program is over periods (one period included: its prices and bills are the periods
+            file's, which its read-out keeps).
+        """
+        reprice(self, problem)
+
+    def set_costs(self, cost: np.ndarray) -> None:
+        """New all-in prices per hour [$/h], in source order, the purchase price taking the
+        change (the bill's terms stay the pipeline's); see :meth:`reprice`."""
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (self.problem.n,) or not np.all(np.isfinite(cost) & (cost >= 0)):
+            raise invalid("cost", cost, f"must be {self.problem.n} numbers ≥ 0 [$/h], one per source")
+        self.reprice(self.problem.with_cost(cost))
 
     # ------------------------------------------------------------------ one solver call
 

@@ -96,6 +96,7 @@ class Solving(Protocol):
     narrowed_value: float
     incumbent: float
     narrowing: bool
+    first_hill_points: int
 
     @property
     def problem(self) -> Problem:
