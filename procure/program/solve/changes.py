@@ -20,10 +20,10 @@ from ..numbers.problem import Problem
 from ..numbers.question import other_numbers
 
 if TYPE_CHECKING:
-    from .program import Program
+    from .state import Solving
 
 
-def reprice(program: Program, problem: Problem) -> None:
+def reprice(program: Solving, problem: Problem) -> None:
     """Put ``program`` at ``problem``'s prices and bills (see :meth:`Program.reprice
     <procure.program.solve.program.Program.reprice>`, which raises what this raises)."""
     if program.single is not None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the face names the model's types; the loop that reads it im
 
     from ..model.build import BuiltModel, Formulation
     from ..model.highs import HighsModel, SolverResult
+    from ..numbers.periods import PeriodProblem
     from ..numbers.problem import Problem
     from ..readout.plan import Plan
 
@@ -97,6 +98,7 @@ class Solving(Protocol):
     incumbent: float
     narrowing: bool
     first_hill_points: int
+    single: PeriodProblem | None
 
     @property
     def problem(self) -> Problem:
@@ -105,6 +107,10 @@ class Solving(Protocol):
     @property
     def built(self) -> BuiltModel:
         """The built model."""
+
+    @property
+    def built_if_any(self) -> BuiltModel | None:
+        """The built model, or None before a target-mode program's first solve."""
 
     @property
     def highs(self) -> HighsModel:
