@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..errors import InputError
+from ..errors import InputError, Reason, SolveError
 from ..ledger import Ledger
 from ..ledger.schema import CLUSTER_FIELDS
 from ..program import Plan, Problem
@@ -177,21 +177,33 @@ def solve_infrastructure(inf: Infrastructure, solve: InfraSolve) -> Plan:
 
     The plan's certificate is the choice's: its upper bound (budget mode) is the largest of
     the counts' bounds, its money's lower bound (target mode) the least of theirs, so its gap
-    is no larger than the tolerance each count was certified to.
+    is no larger than the tolerance each count was certified to. A count at which no plan meets
+    the rows (or reaches the target) has no figure (None) and takes no part; where none has a
+    plan, the first count's reason is raised.
     """
     if len(inf.cores) == 1:
         return solve(inf, ()).plan()
     t0 = time.perf_counter()
     solves: dict[float, CountSolve] = {}
+    none: dict[float, SolveError] = {}  # counts at which no plan meets the rows (or the target)
     cuts: list[tuple[int, float]] = []
     for count in inf.cores.tolist():
-        solves[count] = solve(at_count(inf, count), cuts)
+        try:
+            solves[count] = solve(at_count(inf, count), cuts)
+        except SolveError as exc:
+            if exc.reason is not Reason.INFEASIBLE:
+                raise
+            none[count] = exc
+            continue
         cuts = solves[count].cuts
+    if not solves:
+        raise next(iter(none.values()))
     target = inf.base.mode is Mode.TARGET
-    figure = {c: s.figure for c, s in solves.items()}
-    best = min(figure, key=figure.__getitem__) if target else max(figure, key=figure.__getitem__)
+    figure: dict[float, float | None] = {c: s.figure for c, s in solves.items()}
+    best = min(solves, key=lambda c: solves[c].figure) if target else max(solves, key=lambda c: solves[c].figure)
     plan = solves[best].plan()
     figure[best] = plan.spent_usd if target else plan.value
+    figure |= dict.fromkeys(none)
     others = [s.bound for c, s in solves.items() if c != best]
     if target:
         low = min([plan.money_lower_bound, *others])
@@ -209,5 +221,5 @@ def solve_infrastructure(inf: Infrastructure, solve: InfraSolve) -> Plan:
         rounds=sum(s.rounds for s in solves.values()),
         build_seconds=sum(s.build_seconds for s in solves.values()),
         solve_seconds=time.perf_counter() - t0,
-        infrastructure={**plan.infrastructure, key: {f"{c:g}": v for c, v in figure.items()}},
+        infrastructure={**plan.infrastructure, key: {f"{c:g}": figure[c] for c in inf.cores.tolist()}},
     )

@@ -34,12 +34,16 @@ def infrastructure_lines(plan: Plan) -> list[str]:
     money_at = info.get("cores_money")
     chosen = f"{info['cores_per_accelerator']:g}"
     if values:
-        others = ", ".join(f"{count}: {value:,.2f}" for count, value in values.items())
+        others = ", ".join(
+            f"{count}: {'no plan' if value is None else f'{value:,.2f}'}" for count, value in values.items()
+        )
         lines.append(
             f"Cores per accelerator: {chosen}, chosen from {len(values)} counts (the best value at each: {others})."
         )
     elif money_at:
-        others = ", ".join(f"{count}: {money(value)}" for count, value in money_at.items())
+        others = ", ".join(
+            f"{count}: {'out of reach' if value is None else money(value)}" for count, value in money_at.items()
+        )
         lines.append(
             f"Cores per accelerator: {chosen}, chosen from {len(money_at)} counts (the least money at each: {others})."
         )

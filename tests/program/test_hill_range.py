@@ -123,3 +123,42 @@ def test_a_plan_on_a_narrowed_bound_is_solved_again_with_the_sources_own(monkeyp
     assert program.narrowed is None and not program.narrowing
     assert plan.value <= plain.value_upper_bound * (1 + NOISE)
     assert plain.value <= plan.value_upper_bound * (1 + NOISE)
+
+
+def edge_ledger(seed: int):
+    """Two to six sources, S-shaped (shape 1.01–8) among log, exp and linear ones, at scales
+    from 0.01 to 10,000, some unlimited, some holding hours, no capacity binding."""
+    import math
+
+    rng = np.random.default_rng(seed + 777)
+    n = int(rng.integers(2, 7))
+    curves = ("hill", "log", "exp", "linear") if rng.uniform() < 0.3 else ("hill", "log")
+    ledger = random_ledger(n, seed, curves=curves)
+    s = ledger.sources.copy()
+    hill = (s["curve"] == "hill").to_numpy().copy()
+    s.loc[hill, "curve_shape"] = rng.uniform(1.01, 8.0, int(hill.sum()))
+    scale = float(10 ** rng.uniform(-2, 4))
+    s["saturation_hours"] *= scale
+    s["available_hours"] *= scale
+    if rng.uniform() < 0.3:
+        s["available_hours"] = np.where(rng.uniform(size=n) < 0.5, math.inf, s["available_hours"])
+    if rng.uniform() < 0.4:
+        held = rng.uniform(0, 2, n) * s["saturation_hours"] / s["exchange_rate"].clip(lower=0.05) / s["survival"]
+        s["held_hours"] = np.where(rng.uniform(size=n) < 0.5, held, 0.0)
+    wide = replace(ledger, sources=s, cluster=ledger.cluster.replace(count=1e9, storage_gb=1e15))
+    problem = from_ledger(wide, budget=float(scale * 10 ** rng.uniform(3, 5.5)))
+    if rng.uniform() < 0.3:
+        problem = problem.asking(max_share={str(rng.choice(s["kind"].unique())): float(rng.uniform(0.05, 0.9))})
+    return problem
+
+
+@pytest.mark.parametrize(("seed", "tolerance"), [(578, 1e-5), (278, 1e-7)])
+def test_narrowed_forms_refine_at_tight_tolerances(seed, tolerance):
+    # a chord form (a range narrowed inside the convex part) is split where a plan leans on it,
+    # and a narrowing dropped leaves forms over the sources' whole ranges: both certify
+    problem = edge_ledger(seed)
+    plan = Program(problem, tolerance=tolerance).solve()
+    other = Program(problem, tolerance=tolerance, dual_guide=False).solve()
+    assert plan.gap <= tolerance and other.gap <= tolerance
+    assert plan.value <= other.value_upper_bound * (1 + NOISE)
+    assert other.value <= plan.value_upper_bound * (1 + NOISE)

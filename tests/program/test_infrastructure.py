@@ -326,3 +326,30 @@ def test_the_best_count_alone_agrees_with_the_one_model_of_every_count(mode):
         assert each.spent_usd == pytest.approx(min(figures.values()), rel=0, abs=0)
         assert each.gap <= TOL and each.money_lower_bound <= min(figures.values())
         assert each.value >= 900.0 * (1 - TOL)
+
+
+def test_a_count_with_no_plan_has_none_and_the_others_still_choose():
+    # the hours held need 1.5x the core-hours 2 cores give: no plan at 2 cores, one at 24
+    base = load_ledger()
+    s = base.sources.assign(held_hours=0.0)
+    at_2 = base.cluster.replace(cores_per_accelerator=2)
+    use = transport(s, at_2)["core_hours"].to_numpy()
+    i = int(np.argmax(use))
+    s.loc[i, "held_hours"] = 1.5 * at_2.core_hours_capacity / use[i]
+    ledger = Ledger(s, base.cluster, base.path)
+    alone = procure.solve(ledger, budget=100_000, cores_choices=[24])
+    plan = procure.solve(ledger, budget=100_000, cores_choices=[2, 24])
+    assert plan.infrastructure["cores_values"]["2"] is None
+    assert plan.infrastructure["cores_per_accelerator"] == 24
+    assert plan.value <= alone.value_upper_bound * (1 + 1e-9) and alone.value <= plan.value_upper_bound * (1 + 1e-9)
+    with pytest.raises(procure.SolveError, match="infeasible"):
+        procure.solve(ledger, budget=100_000, cores_choices=[2])
+
+
+def test_a_count_that_cannot_reach_the_target_has_none():
+    ledger = Ledger(load_ledger().sources.assign(held_hours=0.0), load_ledger().cluster, load_ledger().path)
+    most = {c: procure.solve(ledger, cores_choices=[c], budget=1e8).value for c in (1, 24)}
+    target = 0.5 * (most[1] + most[24])  # beyond what 1 core per accelerator can give at any money
+    plan = procure.solve(ledger, cores_choices=[1, 24], target=target)
+    assert plan.infrastructure["cores_money"]["1"] is None
+    assert plan.infrastructure["cores_per_accelerator"] == 24 and plan.value >= target * (1 - TOL)

@@ -145,7 +145,8 @@ class Plan:
         With formats, cores choices or rented capacity (:mod:`procure.program.readout.infrastructure`):
         ``cores_per_accelerator`` [cores], ``rented`` and ``rent_usd`` by capacity [its unit,
         $], ``formats`` (a DataFrame) and, with several counts, ``cores_values`` (the best
-        value at each count [own-hour equivalents]); None otherwise.
+        value at each count [own-hour equivalents]; in target mode ``cores_money``, the least
+        money at each [$]; None at a count with no plan); None otherwise.
     """
 
     mode: Mode

@@ -44,7 +44,7 @@ def reprice(program: Solving, problem: Problem) -> None:
     if b is None:
         return
     loosens = np.any(b.sources.budget_bounded & (cost < old.cost))
-    program.incumbent = -math.inf
+    program.incumbent, program.narrowing = -math.inf, True  # the old prices' best plan and bounds
     if (
         loosens
         or program.narrowed is not None

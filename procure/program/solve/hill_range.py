@@ -254,18 +254,22 @@ def convex_reach(a: CurveArrays) -> np.ndarray:
 def narrowed_breakpoints(a: CurveArrays, narrowed: np.ndarray, count: int,
                          given: dict[int, np.ndarray] | None) -> dict[int, np.ndarray]:  # fmt: skip
     """Breakpoints of each S-shaped curve whose range was narrowed to ``narrowed`` [h] (NaN: not
-    narrowed): where the new range lies where the curve is convex, its two ends (its chord lies
-    on or above it there: a form with no binary); else ``given``'s within it and ``count``
-    evenly spaced. The other curves keep ``given``'s."""
+    narrowed): ``given``'s within the new range, and where that range lies where the curve is
+    convex its two ends (its chord lies on or above it there: a form with no binary, which the
+    refinement splits where a plan leans on it), else ``count`` evenly spaced. The other curves
+    keep ``given``'s."""
     out = dict(given or {})
     reach = convex_reach(a)
     for i in np.flatnonzero(~np.isnan(narrowed)).tolist():
         top = float(narrowed[i])
-        if top <= reach[i]:
-            out[i] = np.array([0.0, top]) if top > 0 else np.array([0.0, 1.0])
-            continue
         kept = np.clip(out[i], 0.0, top) if i in out else np.zeros(0)
-        out[i] = np.unique(np.concatenate([kept, np.linspace(0.0, top, count)]))
+        inside = kept[(kept > 0) & (kept < top)]
+        if top <= 0:
+            out[i] = np.array([0.0, 1.0])
+        elif top <= reach[i]:
+            out[i] = np.unique(np.concatenate([[0.0, top], inside]))
+        else:
+            out[i] = np.unique(np.concatenate([inside, np.linspace(0.0, top, count)]))
     return out
 
 

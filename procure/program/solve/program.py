@@ -257,8 +257,8 @@ class Program:
             b.budget_dependent or b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()
         )
         moved = b is not None and budget != self.budget
-        if moved:
-            self.incumbent = -math.inf
+        if moved:  # the best plan known and a plan's place on a narrowed bound were this budget's
+            self.incumbent, self.narrowing = -math.inf, True
         if b is None or (bounded and budget > b.bounds_budget) or (moved and self.narrowed is not None):
             self._build(self._with_budget(budget))
         else:

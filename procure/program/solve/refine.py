@@ -82,8 +82,11 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         gap = relative_gap(upper, true_value)
         if closes(upper, true_value, tolerance):
             if _on_narrowed_bound(program, x):
-                program.narrowing = False  # its duals would price that bound: solve with the sources' own
-                program.rebuild(deadline=deadline)
+                # its duals would price that bound: solve on with the sources' own, their forms anew
+                narrowed = np.flatnonzero(~np.isnan(program.narrowed))  # type: ignore[arg-type]
+                program.narrowing = False
+                points = {i: xs for i, xs in built.hill_breakpoints.items() if i not in set(narrowed.tolist())}
+                program.rebuild(hill_breakpoints=points, deadline=deadline)
                 continue
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
         if not _progress(program, w, res.z, v, upper, float(bound) - res.objective, deadline):
@@ -141,7 +144,10 @@ def _on_narrowed_bound(program: Solving, x: np.ndarray) -> bool:
     narrowed = program.narrowed
     if narrowed is None:
         return False
-    on = ~np.isnan(narrowed) & (x >= np.nan_to_num(narrowed, nan=np.inf) * (1 - NARROWED_AT))
+    # a source narrowed to 0 hours is not bought: the integers its form fixes in the LP the
+    # duals are read from hold it at 0 whatever its bound
+    bound = np.nan_to_num(narrowed, nan=np.inf)
+    on = (bound > 0) & (x >= bound * (1 - NARROWED_AT))
     return bool(on.any())
 
 
