@@ -20,8 +20,8 @@ from ..ledger.schema import CLUSTER_FIELDS
 from ..program import Plan, Problem
 from ..program.numbers.infrastructure import RENT_KEYS, Infrastructure, infrastructure
 from ..program.numbers.problem import Mode
-from ..program.readout.plan import Status, relative_gap
-from ..program.solve.target import LEAST_MONEY_SCALE
+from ..program.readout.plan import relative_gap, status_of
+from ..program.solve.target import money_gap
 from ..spec import check
 
 #: Most cores counts one request chooses among: each is priced through the pipeline and, after
@@ -207,7 +207,7 @@ def solve_infrastructure(inf: Infrastructure, solve: InfraSolve) -> Plan:
     others = [s.bound for c, s in solves.items() if c != best]
     if target:
         low = min([plan.money_lower_bound, *others])
-        gap = max(0.0, plan.spent_usd - low) / max(plan.spent_usd, LEAST_MONEY_SCALE)
+        gap = money_gap(plan.spent_usd, low)
         plan = replace(plan, money_lower_bound=low, gap=gap)
     else:
         high = max([plan.value_upper_bound, *others])
@@ -217,7 +217,7 @@ def solve_infrastructure(inf: Infrastructure, solve: InfraSolve) -> Plan:
     key = "cores_money" if target else "cores_values"
     return replace(
         plan,
-        status=Status.OPTIMAL if not gap > plan.tolerance else Status.WITHIN_NOISE,
+        status=status_of(gap, plan.tolerance),
         rounds=sum(s.rounds for s in solves.values()),
         build_seconds=sum(s.build_seconds for s in solves.values()),
         solve_seconds=time.perf_counter() - t0,

@@ -117,7 +117,7 @@ def test_a_plan_on_a_narrowed_bound_is_solved_again_with_the_sources_own(monkeyp
     # is then on it, and the program must drop it rather than price it
     claimed = np.full(problem.n, np.nan)
     claimed[bought[0]] = 0.5 * plain.sources["hours"].iloc[bought[0]]
-    monkeypatch.setattr(hill_range, "narrow_hills", lambda _problem, _incumbent: (claimed, -np.inf))
+    monkeypatch.setattr(hill_range, "narrow_hills", lambda *_given: (claimed, -np.inf))
     program = Program(problem)
     plan = program.solve()
     assert program.narrowed is None and not program.narrowing

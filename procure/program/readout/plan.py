@@ -60,6 +60,12 @@ class Status(StrEnum):
     WITHIN_NOISE = "within_noise"
 
 
+def status_of(gap: float, tolerance: float) -> Status:
+    """A certified plan's status at ``gap``: within ``tolerance`` (relative), else within the
+    solver's noise (the plan is certified either way)."""
+    return Status.OPTIMAL if not gap > tolerance else Status.WITHIN_NOISE
+
+
 #: Columns of ``Plan.sources`` with their units.
 PLAN_COLUMNS = {
     "source": "name",
@@ -354,7 +360,7 @@ def read_plan(
     notes = plan_notes(p, room, lam, spent)
     return Plan(
         mode=p.mode,
-        status=Status.OPTIMAL if not gap > tolerance else Status.WITHIN_NOISE,
+        status=status_of(gap, tolerance),
         value=value,
         value_upper_bound=value_upper_bound,
         gap=gap,

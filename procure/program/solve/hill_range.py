@@ -207,7 +207,9 @@ def first_incumbent(a: CurveArrays, rows: CouplingRows) -> tuple[float, np.ndarr
     return float(np.sum(v)), dual.mu
 
 
-def narrow_hills(problem: Problem, incumbent: float = -math.inf) -> tuple[np.ndarray, float] | None:
+def narrow_hills(
+    problem: Problem, incumbent: float = -math.inf, a: CurveArrays | None = None
+) -> tuple[np.ndarray, float] | None:
     """The bounds on the S-shaped sources' hours of a one-scenario budget-mode ``problem`` that
     a plan worth more than the best known must keep (:func:`hill_ranges`), with that value;
     None where none narrows a source's bound below :data:`LEAST_NARROWING` of it.
@@ -222,7 +224,7 @@ def narrow_hills(problem: Problem, incumbent: float = -math.inf) -> tuple[np.nda
         Per source its narrowed bound [h] (NaN where not narrowed), and the value they were
         proven against: no plan beyond them is worth more.
     """
-    a = source_arrays(problem)
+    a = source_arrays(problem) if a is None else a  # ``a``: the problem's, where read already
     if a.concave.all():
         return None
     rows = coupling_rows(problem, float(problem.budget or 0.0), capacity_rows_of(problem))
@@ -288,9 +290,10 @@ def narrowing(
             and program.problem.mode is Mode.BUDGET):  # fmt: skip
         return None, breakpoints
     base = formulation.base if budget is None else formulation.base.asking(budget=budget, target=None)
-    found = narrow_hills(base, program.incumbent)
+    a = source_arrays(base)
+    found = narrow_hills(base, program.incumbent, a)
     if found is None:
         return None, breakpoints
     program.narrowed, program.narrowed_value = found
-    points = narrowed_breakpoints(source_arrays(base), found[0], program.first_hill_points, breakpoints)
+    points = narrowed_breakpoints(a, found[0], program.first_hill_points, breakpoints)
     return np.where(np.isnan(found[0]), np.inf, found[0]), points

@@ -83,9 +83,9 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         if closes(upper, true_value, tolerance):
             if _on_narrowed_bound(program, x):
                 # its duals would price that bound: solve on with the sources' own, their forms anew
-                narrowed = np.flatnonzero(~np.isnan(program.narrowed))  # type: ignore[arg-type]
+                dropped = set(np.flatnonzero(~np.isnan(np.asarray(program.narrowed))).tolist())
                 program.narrowing = False
-                points = {i: xs for i, xs in built.hill_breakpoints.items() if i not in set(narrowed.tolist())}
+                points = {i: xs for i, xs in built.hill_breakpoints.items() if i not in dropped}
                 program.rebuild(hill_breakpoints=points, deadline=deadline)
                 continue
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)

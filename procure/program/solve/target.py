@@ -196,5 +196,11 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     if lo_r is None:  # the least money that meets the mix bounds already reaches the target
         lo = floor_bound
     spent = program.money(final)
-    gap = max(0.0, spent - lo) / max(spent, LEAST_MONEY_SCALE)
+    gap = money_gap(spent, lo)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
+
+
+def money_gap(spent: float, lower: float) -> float:
+    """Target mode's gap: the money spent above its certified lower bound, relative to the money
+    spent, ``(spent − lower) / spent`` (0 where below) [1]."""
+    return max(0.0, spent - lower) / max(spent, LEAST_MONEY_SCALE)
