@@ -43,7 +43,7 @@ from ..numbers.periods import PeriodProblem
 from ..numbers.problem import Mode, Problem
 from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..paths import eligible, qualifies
-from . import infra_rows, scenario_rows
+from . import array_rows, infra_rows, scenario_rows
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
 from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
 
@@ -85,6 +85,8 @@ class BuiltModel:
         The breakpoints of each hill curve, in its hours [h].
     budget_dependent : bool
         Some bound of the model holds only up to ``bounds_budget`` (the purchase options' hours).
+    own : numpy.ndarray
+        The curves whose value is read at hours of their own (``w[j]``), in the order of ``Jw``.
     cut_keys : set
         The identity of every tangent cut in ``model.cuts`` (see :func:`procure.program.model.forms.add_cuts`),
         kept beside the cut blocks by the one function that adds both.
@@ -104,6 +106,7 @@ class BuiltModel:
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     cut_keys: set[tuple[int, float]] = field(default_factory=set)
     budget_dependent: bool = False
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
@@ -143,8 +146,7 @@ def _linear(coefs: Sequence[Any], variables: Sequence[Any]) -> LinearExpression:
 def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarray) -> None:
     """The on/off and whole-lot terms of the sources' hours ``m.x``: ``B``, ``buy``,
     ``buy_upper``, ``buy_lower`` (a minimum order or a fee), ``L``, ``lots``, ``lot_row``."""
-    n = len(a.rate)
-    m.B = pyo.Set(initialize=[i for i in range(n) if a.binary[i]], ordered=True)
+    m.B = pyo.Set(initialize=np.flatnonzero(a.binary).tolist(), ordered=True)
     m.buy = pyo.Var(m.B, domain=pyo.Binary)
 
     def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
@@ -161,7 +163,7 @@ def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarra
 
     m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
     m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
-    m.L = pyo.Set(initialize=[i for i in range(n) if a.lots[i] > 0], ordered=True)
+    m.L = pyo.Set(initialize=np.flatnonzero(a.lots > 0).tolist(), ordered=True)
     m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
                      bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
     m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
@@ -180,6 +182,10 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     held: its first tangent, a little right of 0, still credits its intercept at 0).
     """
     # where the first tangent sits right of the hours held: a curve the cuts cannot close at 0
+    if not len(m.L) and not len(m.B):
+        m.Jl, m.Jb = pyo.Set(initialize=[], ordered=True), pyo.Set(initialize=[], ordered=True)
+        m.lot_value, m.buy_value = pyo.Constraint(m.Jl), pyo.Constraint(m.Jb)
+        return
     short = c.rate * c.held < np.asarray(smallest_tangent_hours(c.curve, c.k), dtype=float)
     own = [j for j in range(len(c.rate)) if c.concave[j] and short[j] and arguments[j] is m.x[j % n]]
     _e, at_zero = c.value_of(np.zeros(len(c.rate)))
@@ -200,14 +206,6 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     m.lot_value = pyo.Constraint(m.Jl, rule=lot_value_rule)
     m.Jb = pyo.Set(initialize=bought, ordered=True)
     m.buy_value = pyo.Constraint(m.Jb, rule=buy_value_rule)
-
-
-def _set_upper(var: Any, upper: np.ndarray) -> None:
-    """Give each variable of ``var`` (built with the bounds (0, None)) its upper bound
-    ``upper[index]`` [h], none where that is infinite."""
-    ub = [float(u) if math.isfinite(u) else None for u in upper]
-    for i, v in var.items():
-        v.setub(ub[i])
 
 
 def build(
@@ -289,16 +287,15 @@ def build(
     n, count = sp.n, sp.count
     recourse = sp.recourse_price_x is not None
     m = pyo.ConcreteModel(name="procure")
+    array_rows.start(m)
     m.S = pyo.Set(initialize=range(n), ordered=True)
     m.K = pyo.Set(initialize=range(count), ordered=True)
     m.J = pyo.Set(initialize=range(n * count), ordered=True)
-    m.x = pyo.Var(m.S, bounds=(0.0, None))
-    _set_upper(m.x, a.upper)
+    lower, upper = np.zeros(n), np.asarray(a.upper, dtype=float)
     if fixed_hours is not None:
-        for i, h in enumerate(np.asarray(fixed_hours, dtype=float).tolist()):
-            m.x[i].setlb(h)
-            m.x[i].setub(h)
-    m.z = pyo.Var(m.J)
+        lower = upper = np.asarray(fixed_hours, dtype=float)
+    array_rows.variable(m, "x", m.S, lower, upper)
+    array_rows.variable(m, "z", m.J, np.full(n * count, -np.inf), np.full(n * count, np.inf))
     # the costs are the problem's, finite and ≥ 0 (checked where it was priced): Pyomo's domain
     # check per item is left out (within=Any, stored unchecked)
     m.cost = pyo.Param(m.S, mutable=True, within=pyo.Any, initialize=0.0)
@@ -314,10 +311,12 @@ def build(
     else:
         own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
-    m.w = pyo.Var(m.Jw, bounds=(0.0, None))
-    _set_upper(m.w, c.upper)
-    has_w = set(own)
-    arguments = [m.w[j] if j in has_w else m.x[j % n] for j in range(n * count)]
+    array_rows.variable(m, "w", m.Jw, np.zeros(len(own)), np.asarray(c.upper, dtype=float)[own])
+    xs, ws = array_rows.items(m, "x"), dict(zip(own, array_rows.items(m, "w"), strict=True))
+    arguments = xs * count
+    for j, w in ws.items():
+        arguments[j] = w
+    at = array_rows.Arguments(n, np.asarray(own, dtype=np.int64), n * count)
     if periods is not None:
         add_purchases(m, periods, a, deadline)
         fee = problem.column("fixed_fee_usd")
@@ -329,14 +328,14 @@ def build(
         fee = problem.column("fixed_fee_usd")
         infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
         capacity_names = infra_rows.add_capacity_rows(m, sp)
-        scenario_rows.mix_rows(m, sp, scenario_rows.coupling(sp, problem), arguments)
+        scenario_rows.mix_rows(m, sp, scenario_rows.coupling(sp, problem), at)
     else:
         assert isinstance(sp, ScenarioProblem)
         rows = scenario_rows.coupling(sp, problem)
         scenario_rows.ahead_rows(m, sp, deadline)
         scenario_rows.budget_rows(m, sp, problem, arguments, deadline)
-        capacity_names = scenario_rows.capacity_rows(m, sp, rows, arguments, deadline)
-        scenario_rows.mix_rows(m, sp, rows, arguments, deadline)
+        capacity_names = scenario_rows.capacity_rows(m, sp, rows, at, deadline)
+        scenario_rows.mix_rows(m, sp, rows, at, deadline)
     add_integer_value_rows(m, c, arguments, n)
     _objective(m, sp)
 
@@ -354,6 +353,7 @@ def build(
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
     built.budget_dependent = isinstance(sp, Infrastructure)
+    built.own = at.own
     guided = (
         dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
     )
@@ -365,16 +365,17 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
     """``objective``: (1 − W) Σ_ω π_ω Σ_s z_sω + W (η − Σ_ω π_ω u_ω / A), with the CVaR rows;
     over periods, Σ_t w_t Σ_s z_st."""
     n = sp.n
+    curves = np.arange(len(m.z))
     if isinstance(sp, Infrastructure):
-        m.objective = pyo.Objective(expr=_linear([1.0] * n, list(m.z.values())), sense=pyo.maximize)
+        value = [array_rows.Terms("z", curves, np.ones(len(curves)))]
+        m.objective = pyo.Objective(expr=array_rows.linear(m, value), sense=pyo.maximize)
         return
     if isinstance(sp, PeriodProblem):
-        runs = [float(c) for c in np.repeat(sp.block_weight, n)]
-        m.objective = pyo.Objective(expr=_linear(runs, list(m.z.values())), sense=pyo.maximize)
+        value = [array_rows.Terms("z", curves, np.repeat(np.asarray(sp.block_weight, dtype=float), n))]
+        m.objective = pyo.Objective(expr=array_rows.linear(m, value), sense=pyo.maximize)
         return
     weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
-    coefs: list[float] = [float(c) for c in np.repeat((1 - weight) * prob, n)]
-    variables: list[Any] = list(m.z.values())
+    terms = [array_rows.Terms("z", curves, np.repeat((1 - weight) * np.asarray(prob, dtype=float), n))]
     if weight > 0:
         m.eta = pyo.Var()
         m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
@@ -385,9 +386,11 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
             return _linear([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
 
         m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
-        coefs += [weight, *(-weight * prob / alpha).tolist()]
-        variables += [m.eta, *m.tail.values()]
-    m.objective = pyo.Objective(expr=_linear(coefs, variables), sense=pyo.maximize)
+        terms += [
+            array_rows.Terms("eta", np.zeros(1, dtype=np.int64), np.array([weight], dtype=float)),
+            array_rows.Terms("tail", np.arange(len(m.K)), -weight * np.asarray(prob, dtype=float) / alpha),
+        ]
+    m.objective = pyo.Objective(expr=array_rows.linear(m, terms), sense=pyo.maximize)
 
 
 def build_model(problem: Problem, *, hill_points: int = DEFAULT_HILL_POINTS) -> pyo.ConcreteModel:

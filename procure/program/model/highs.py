@@ -1,10 +1,12 @@
 """The hand-over to HiGHS: the Pyomo model as one sparse matrix, kept in step with the model.
 
 The model (:mod:`procure.program.model.build`) is the program; this module derives HiGHS's copy of
-it. Every active constraint is read once into one sparse matrix passed to ``highspy`` whole
-(a body that is one ``LinearExpression`` as it stands, any other with Pyomo's public
-``generate_standard_repn``); the tangent cuts, blocks of ``model.cuts``, are
-appended as batches of rows from the numbers each block's rows were built from; a coefficient
+it. Every active constraint is read once into one sparse matrix passed to ``highspy`` whole: a
+row made from arrays (:mod:`procure.program.model.array_rows`: the budget, capacity and mix rows
+and the objective) from those arrays, as are the bounds of the variables made from arrays; any
+other row as its ``LinearExpression`` stands, or with Pyomo's public ``generate_standard_repn``.
+The tangent cuts, blocks of ``model.cuts``, are appended as batches of rows from the numbers
+each block's rows were built from; a coefficient
 or bound that is an expression of the model's mutable parameters (costs, later costs, budget)
 is re-read and re-sent when they change, so HiGHS keeps its basis. The solution is read by
 column index. Nothing private of Pyomo's solver classes is used.
@@ -32,7 +34,8 @@ import pyomo.environ as pyo
 
 from ...errors import Reason, SolveError
 from ..readout.bound_duals import limit_duals
-from .read import LiveNumbers, column_bounds, column_indices, linear_terms, rows_of, terms
+from .array_rows import Layout, row_terms
+from .read import LiveNumbers, linear_terms, rows_of, terms
 from .solver_process import INF, LEAST_TIME_LIMIT, SIMPLEX, crossover_ready, new_highs, solver_streams
 
 if TYPE_CHECKING:  # the hand-over reads a built model; it needs no builder
@@ -71,23 +74,27 @@ class HighsModel:
     def __init__(self, built: BuiltModel, deadline: float = math.inf) -> None:
         m = built.model
         self.built = built
-        columns = list(m.component_data_objects(pyo.Var, active=True, descend_into=True))
-        col_of = {id(v): j for j, v in enumerate(columns)}
-        self.x_cols = column_indices(m.x.values(), col_of, len(m.x))
+        columns = Layout(m)
+        first = columns.first
+        self.x_cols = first["x"] + np.arange(len(m.x), dtype=np.int64)
+        self.z_cols = first["z"] + np.arange(len(m.z), dtype=np.int64)
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
-        self.w_cols = column_indices(built.arguments, col_of, len(built.arguments))
-        self.z_cols = column_indices(m.z.values(), col_of, len(m.z))
+        self.w_cols = self.x_cols[np.arange(len(built.arguments)) % len(m.x)] if len(m.x) else self.z_cols * 0
+        self.w_cols[built.own] = first["w"] + np.arange(len(built.own), dtype=np.int64)
         #: The columns of the variables of a period or infrastructure axis, by name (``y``, ``q``,
         #: ``rented``, ``core``, ``keep``), in their index order.
         self.axis_cols = {
-            name: column_indices(getattr(m, name).values(), col_of, len(getattr(m, name)))
+            name: first[name] + np.arange(len(getattr(m, name)), dtype=np.int64)
             for name in ("y", "q", "rented", "core", "keep")
             if hasattr(m, name)
         }
-        lower, upper, self.integer = column_bounds(columns)
+        lower, upper, self.integer = columns.bounds()
         self.row_of: dict[int, int] = {}
-        #: Coefficients that are expressions of mutable parameters: (row, column, expression).
-        live_coefs: list[tuple[int, int, Any]] = []
+        #: Coefficients that are mutable parameters or expressions of them: their rows, columns
+        #: and the parameters or expressions.
+        live_rows: list[np.ndarray] = []
+        live_cols: list[np.ndarray] = []
+        live_coefs: list[Any] = []
         #: Upper bounds that are expressions of mutable parameters: (row, expression, constant).
         self._live_upper: list[tuple[int, Any, float]] = []
         starts: list[int] = [0]
@@ -95,12 +102,24 @@ class HighsModel:
         values: list[np.ndarray] = []
         row_lower: list[float] = []
         row_upper: list[float] = []
+
+        def read(body_of: Any) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, list[Any]]:
+            """A row's (or the objective's) constant, columns, coefficients, which are live and what."""
+            made = row_terms(m, body_of.expr if isinstance(body_of, pyo.Objective) else body_of.body, first)
+            if made is not None:
+                return (0.0, *made)
+            col_of = columns.col_of()
+            constant_expr, variables, coefs, read_cols = linear_terms(body_of, col_of)
+            cols, coef, live = terms(variables, coefs, col_of, read_cols)
+            at = np.asarray(live, dtype=np.int64)
+            return float(pyo.value(constant_expr or 0.0)), cols, coef, at, [coefs[q] for q in live]
+
         for con in rows_of(m, deadline):
             row = len(row_lower)
-            constant_expr, variables, coefs, read = linear_terms(con, col_of)
-            constant = float(pyo.value(constant_expr or 0.0))
-            cols, coef, live = terms(variables, coefs, col_of, read)
-            live_coefs += [(row, int(cols[q]), coefs[q]) for q in live]
+            constant, cols, coef, live_at, live = read(con)
+            live_rows.append(np.full(len(live_at), row, dtype=np.int64))
+            live_cols.append(cols[live_at].astype(np.int64))
+            live_coefs += live
             kept = coef != 0.0
             index.append(cols[kept])
             values.append(coef[kept])
@@ -112,12 +131,11 @@ class HighsModel:
             starts.append(starts[-1] + int(kept.sum()))
             row_lower.append(lo)
             row_upper.append(hi)
-        cost = np.zeros(len(columns))
-        _constant, variables, coefs, read = linear_terms(m.objective, col_of)
-        cols, coef, _live = terms(variables, coefs, col_of, read)
+        cost = np.zeros(columns.count)
+        _constant, cols, coef, _at, _live = read(m.objective)
         np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
-        lp.num_col_ = len(columns)
+        lp.num_col_ = columns.count
         lp.num_row_ = len(row_lower)
         lp.col_cost_ = cost
         lp.col_lower_ = lower
@@ -141,9 +159,9 @@ class HighsModel:
         self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
         self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
         self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
-        self._live = LiveNumbers([c for _r, _c, c in live_coefs])
-        self._live_rows = np.array([r for r, _c, _e in live_coefs], dtype=np.int64)
-        self._live_cols = np.array([c for _r, c, _e in live_coefs], dtype=np.int64)
+        self._live = LiveNumbers(live_coefs)
+        self._live_rows = np.concatenate([np.zeros(0, dtype=np.int64), *live_rows])
+        self._live_cols = np.concatenate([np.zeros(0, dtype=np.int64), *live_cols])
         self._sent_coefs = self._live.values()
         self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
         #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.

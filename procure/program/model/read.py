@@ -1,7 +1,8 @@
 """Reading the Pyomo model's rows for the hand-over to HiGHS (:mod:`procure.program.model.highs`).
 
-Each active constraint but the tangent cuts (handed over from their blocks' arrays) is read as
-its columns, coefficients and constant: a body that is one ``LinearExpression`` over distinct
+Each active constraint but the tangent cuts (handed over from their blocks' arrays) and the rows
+made from arrays (:mod:`procure.program.model.array_rows`) is read as its columns, coefficients
+and constant: a body that is one ``LinearExpression`` over distinct
 variables (the model's large rows) as it stands, any other through Pyomo's public
 ``generate_standard_repn``. A coefficient that is an expression of the model's mutable
 parameters is kept as that expression, so the hand-over can re-read it when they change.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -70,12 +71,6 @@ _VALUE = attrgetter("value")
 def columns_of(variables: Sequence[Any], col_of: dict[int, int]) -> np.ndarray:
     """The matrix column of each variable."""
     return np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
-
-
-def column_indices(variables: Iterable[Any], col_of: dict[int, int], count: int) -> np.ndarray:
-    """The matrix column of each of ``count`` variables, −1 where one is not a column."""
-    get = col_of.get
-    return np.fromiter((get(id(v), -1) for v in variables), dtype=np.int64, count=count)
 
 
 def terms(

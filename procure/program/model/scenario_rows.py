@@ -20,6 +20,8 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ..numbers.problem import Problem
 from ..numbers.scenarios import ScenarioProblem
 from ..rows import ScenarioRows, capacity_rows_of, scenario_rows
+from . import array_rows
+from .array_rows import Arguments, Terms
 from .read import timed_rows
 
 if TYPE_CHECKING:
@@ -60,7 +62,8 @@ def budget_rows(
 
         def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
             """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
-            return _linear([*_m.cost.values(), *fees[0]], [*_m.x.values(), *fees[1]]) <= _m.budget
+            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), np.asarray(fees[0]))]
+            return array_rows.linear(_m, money) <= _m.budget
 
     else:
         price_x = float(sp.recourse_price_x or 1.0)
@@ -88,28 +91,28 @@ def coupling(sp: ScenarioProblem | Infrastructure, problem: Problem) -> Scenario
 
 
 def capacity_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, rows: ScenarioRows, arguments: list[Any], deadline: float = math.inf
+    m: pyo.ConcreteModel, sp: ScenarioProblem, rows: ScenarioRows, at: Arguments, deadline: float = math.inf
 ) -> list[str]:
     """``capacity[r, k]``: capacity r over the window, held hours counted, in scenario k (once,
     on the hours bought now, without recourse): Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s, from ``rows``."""
     n = sp.n
     recourse = sp.recourse_price_x is not None
-    at = {rows.names[r]: r for r in rows.of("capacity")}
-    m.R = pyo.Set(initialize=list(at), ordered=True)
+    row = {rows.names[r]: r for r in rows.of("capacity")}
+    m.R = pyo.Set(initialize=list(row), ordered=True)
     m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
         """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
-        coef = rows.A[k, at[r]]
+        coef = rows.A[k, row[r]]
         nz = np.flatnonzero(coef)
-        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rows.b[k, at[r]])
+        return array_rows.linear(_m, at.terms(k * n + nz, coef[nz])) <= float(rows.b[k, row[r]])
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
-    return list(at)
+    return list(row)
 
 
 def mix_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, rows: ScenarioRows, arguments: list[Any],
+    m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, rows: ScenarioRows, at: Arguments,
     deadline: float = math.inf,
 ) -> None:  # fmt: skip
     """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w,
@@ -122,6 +125,6 @@ def mix_rows(
         """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
         coef = rows.A[k, mix[g]]
         nz = np.flatnonzero(coef)
-        return _linear(coef[nz].tolist(), [arguments[j] for j in (k * n + nz).tolist()]) <= float(rows.b[k, mix[g]])
+        return array_rows.linear(_m, at.terms(k * n + nz, coef[nz])) <= float(rows.b[k, mix[g]])
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)
