@@ -49,10 +49,11 @@ def configure(sources: pd.DataFrame, cluster: Cluster, cores: np.ndarray | None 
     codec = codecs.codec_names(sources["codec"]) if "codec" in sources else np.full(len(sources), codecs.DEFAULT_CODEC)
     decodes = codecs.nvdec_decodes(codec, cluster.nvdec_codecs)
     out["nvdec_engines"] = np.where(decodes, cluster.nvdec_engines, 0) if cluster.nvdec else 0
-    out["nvdec_note"] = [
-        codecs.nvdec_note(str(name), c, cluster.accelerator, cluster.nvdec_codecs) if cluster.nvdec and not ok else ""
-        for name, c, ok in zip(sources["source"], codec, decodes, strict=True)
-    ]
+    notes = np.full(len(sources), "", dtype=object)
+    names = sources["source"].to_numpy()
+    for i in np.flatnonzero(~decodes).tolist() if cluster.nvdec else []:
+        notes[i] = codecs.nvdec_note(str(names[i]), codec[i], cluster.accelerator, cluster.nvdec_codecs)
+    out["nvdec_note"] = notes
     # Per-source decoding columns: blank (NaN) takes the cluster's value (for the source's codec).
     own = _own_or(sources, "core_fps_1080p", np.nan)
     out["core_fps_1080p"] = np.where(np.isnan(own), codecs.core_fps_1080p(codec, cluster.core_rates), own)

@@ -175,11 +175,21 @@ def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
     or decode)."""
     cells = cols["formats"].values
     stored = cols["stored"].values
-    split = [[f.strip() for f in c.split(FORMAT_JOIN)] if isinstance(c, str) and c.strip() else [] for c in cells]
-    empty = np.array([any(not f for f in fs) for fs in split], dtype=bool)
-    names = [[f for f in fs if f] for fs in split]
-    unknown = ~empty & np.array([any(f not in FORMATS for f in fs) for fs in names], dtype=bool)
-    other = np.array([any(f != "recorded" for f in fs) for fs in names], dtype=bool)
+
+    def split(c: object) -> list[str]:
+        return [f.strip() for f in c.split(FORMAT_JOIN)] if isinstance(c, str) and c.strip() else []
+
+    def named(c: object) -> list[str]:
+        return [f for f in split(c) if f]
+
+    codes, distinct = pd.factorize(pd.Series(cells, dtype=object), use_na_sentinel=False)  # each cell read once
+
+    def each(test: Callable[[object], bool]) -> np.ndarray:
+        return np.array([test(c) for c in distinct], dtype=bool)[codes]
+
+    empty = each(lambda c: any(not f for f in split(c)))
+    unknown = ~empty & each(lambda c: any(f not in FORMATS for f in named(c)))
+    other = each(lambda c: any(f != "recorded" for f in named(c)))
     joined = f"{', '.join(FORMATS)} or these formats joined by {FORMAT_JOIN!r} (blank: as recorded only)"
 
     def no_name(i: int, at: str) -> str:
@@ -187,7 +197,7 @@ def _format_rules(cols: dict[str, Checked], keep: np.ndarray) -> list[Rule]:
         return f"{at}: formats = {given} is invalid: an empty format beside a {FORMAT_JOIN!r}; allowed are {joined}"
 
     def bad_name(i: int, at: str) -> str:
-        name = next(f for f in names[i] if f not in FORMATS)
+        name = next(f for f in named(cells[i]) if f not in FORMATS)
         hint = f" (join formats with {FORMAT_JOIN!r})" if "," in name else did_you_mean(name, FORMATS)
         given, allowed = quoted(cells[i]), ", ".join(FORMATS)
         return f"{at}: formats = {given} is invalid: {quoted(name)} is no format; allowed are {allowed}{hint}"

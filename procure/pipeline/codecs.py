@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import numpy as np
+import pandas as pd
 
 #: The codec of a source that names none: the lesson's H.264.
 DEFAULT_CODEC = "h264"
@@ -60,8 +61,9 @@ def codec_name(value: object) -> str:
 
 
 def codec_names(values: Iterable[object]) -> np.ndarray:
-    """:func:`codec_name` of each value, as an array of str."""
-    return np.asarray([codec_name(v) for v in values], dtype=object)
+    """:func:`codec_name` of each value, as an array of str (each distinct value read once)."""
+    codes, distinct = pd.factorize(pd.Series(list(values), dtype=object), use_na_sentinel=False)
+    return np.asarray([codec_name(v) for v in distinct], dtype=object)[codes]
 
 
 def rate_key(codec: str) -> str:
@@ -87,7 +89,8 @@ def core_fps_1080p(codecs: Iterable[object], rates: Mapping[str, float]) -> np.n
     numpy.ndarray
         The rate of each codec's key [frames/s].
     """
-    return np.asarray([float(rates[rate_key(str(c))]) for c in codec_names(codecs)], dtype=float)
+    codes, distinct = pd.factorize(codec_names(codecs))
+    return np.asarray([float(rates[rate_key(str(c))]) for c in distinct], dtype=float)[codes]
 
 
 def nvdec_decodes(codecs: Iterable[object], supported: Iterable[str]) -> np.ndarray:
