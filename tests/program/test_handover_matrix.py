@@ -149,3 +149,22 @@ def test_small_integer_ledgers(seed):
     program = Program(from_ledger(random_integer_ledger(seed), budget=20_000.0))
     program.solve()
     _assert_same(program)
+
+
+@pytest.mark.parametrize("carry", [True, False])
+def test_periods_under_scenarios_with_fees_and_a_mix_bound(carry):
+    from test_periods import _scenarios, periods_of
+
+    from procure.program.numbers.periods import with_scenarios
+
+    ledger = random_integer_ledger(4)
+    kinds = sorted(set(ledger.sources["kind"]))
+    problem = from_ledger(ledger, budget=20_000.0, max_share={kinds[0]: 0.6})
+    periods = periods_of(problem.n, [3, 3, 6], [8_000, 6_000, 6_000])
+    pp = with_scenarios(
+        period_problem(problem, periods, carry=carry), scenario_problem(problem, _scenarios(ledger, 3, 7))
+    )
+    program = Program(pp)
+    _assert_same(program)
+    program.solve()
+    _assert_same(program)

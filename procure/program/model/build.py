@@ -320,9 +320,9 @@ def build(
     if periods is not None:
         add_purchases(m, periods, a, deadline)
         fee = problem.column("fixed_fee_usd")
-        add_budget_rows(m, periods, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]), deadline)
+        add_budget_rows(m, periods, [float(fee[i]) for i in m.B], deadline)
         capacity_names = add_capacity_rows(m, periods, a.held, deadline)
-        add_mix_rows(m, periods, a.held, arguments, deadline)
+        add_mix_rows(m, periods, a.held, at, deadline)
     elif isinstance(sp, Infrastructure):
         infra_rows.add_options(m, sp, a)
         fee = problem.column("fixed_fee_usd")

@@ -25,6 +25,8 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from ..numbers.bounds import CurveArrays
 from ..numbers.periods import PeriodProblem
 from ..rows import capacity_room, has_row, mix_row
+from . import array_rows
+from .array_rows import Arguments, Terms
 from .read import timed_rows
 
 
@@ -68,11 +70,10 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
     bound = np.minimum(pp.available, a.upper[None, :])
     now_only = a.binary | (a.lots > 0)
 
-    def y_bounds(_m: pyo.ConcreteModel, k: int, t: int, i: int) -> tuple[float, float | None]:
-        u = 0.0 if (K > 1 and t > 0 and now_only[i]) else float(bound[t, i])
-        return 0.0, (u if math.isfinite(u) else None)
-
-    m.y = pyo.Var(m.W, m.T, m.S, bounds=y_bounds)
+    # with scenarios, a source bought now only has no hours in a later period
+    later = (K > 1) & (np.arange(T) > 0)[:, None] & now_only[None, :]
+    upper = np.tile(np.where(later, 0.0, bound), (K, 1, 1))  # [ω, t, s]
+    array_rows.variable(m, "y", m.W * m.T * m.S, np.zeros(upper.size), upper.ravel())
     if K == 1:
 
         def total_rule(_m: pyo.ConcreteModel, i: int) -> object:
@@ -106,13 +107,11 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
     timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
 
 
-def add_budget_rows(
-    m: pyo.ConcreteModel, pp: PeriodProblem, fees: tuple[list[float], list[Any]], deadline: float = math.inf
-) -> None:
+def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: list[float], deadline: float = math.inf) -> None:
     """``budget_row[b]``, ``b = ω T + t``: the money of period t in scenario ω (with carry-over,
     of periods 1..t together), purchases at the period's prices plus each run's bill, and the
-    fees in period 1."""
-    T = pp.periods
+    fees in period 1 (``fees``: of the sources bought on or off, in the order of ``B``)."""
+    T, n = pp.periods, pp.n
     share = np.cumsum(pp.share) if pp.carry else pp.share
     m.Kb = pyo.Set(initialize=range(pp.count), ordered=True)
     spends = []
@@ -123,17 +122,12 @@ def add_budget_rows(
     def budget_rule(_m: pyo.ConcreteModel, b: int) -> object:
         """Money of period t in scenario ω: Σ_{τ≤t} Σ_s c_ωtτs y_ωτs [+ Σ_s fee_s buy_s] ≤ share_t · B."""
         k, t = divmod(b, T)
-        coefs: list[Any] = []
-        variables: list[Any] = []
-        for tau in range(t + 1):
-            row = spends[k][t, tau]
-            nz = np.flatnonzero(row).tolist()
-            coefs += [float(row[i]) for i in nz]
-            variables += [_m.y[k, tau, i] for i in nz]
+        row = spends[k][t, : t + 1].ravel()  # [τ, s] for τ ≤ t
+        nz = np.flatnonzero(row)
+        money = [Terms("y", k * T * n + nz, row[nz])]  # y[ω, τ, s] is item (ω T + τ) n + s
         if pp.carry or t == 0:
-            coefs += fees[0]
-            variables += fees[1]
-        return _linear(coefs, variables) <= float(share[t]) * _m.budget
+            money.append(Terms("buy", np.arange(len(_m.B)), np.asarray(fees, dtype=float)))
+        return array_rows.linear(_m, money) <= float(share[t]) * _m.budget
 
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
@@ -143,7 +137,7 @@ def add_capacity_rows(
 ) -> list[str]:
     """``capacity[r, b]``: capacity r at run t of scenario ω counts every hour held then:
     Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s. Returns the capacities with rows."""
-    p, T = pp.base, pp.periods
+    p, T, n = pp.base, pp.periods, pp.n
     rows = [name for name, limit in pp.capacity.items() if has_row(limit, p.usage(name))]
     m.R = pyo.Set(initialize=rows, ordered=True)
     m.Kc = pyo.Set(initialize=range(pp.count), ordered=True)
@@ -155,17 +149,16 @@ def add_capacity_rows(
         limit = float(pp.capacity[r][t])
         if not math.isfinite(limit):
             return pyo.Constraint.Skip
-        nz = np.flatnonzero(use).tolist()
-        coefs = [float(use[i]) for i in nz for _tau in range(t + 1)]
-        variables = [_m.y[k, tau, i] for i in nz for tau in range(t + 1)]
-        return _linear(coefs, variables) <= capacity_room(limit, use, held)
+        used = np.tile(use, t + 1)  # [τ, s] for τ ≤ t
+        nz = np.flatnonzero(used)
+        return array_rows.linear(_m, [Terms("y", k * T * n + nz, used[nz])]) <= capacity_room(limit, use, held)
 
     timed_rows(m, "capacity", (m.R, m.Kc), capacity_rule, deadline)
     return rows
 
 
 def add_mix_rows(
-    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, arguments: list[Any], deadline: float = math.inf
+    m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, at: Arguments, deadline: float = math.inf
 ) -> None:
     """``mix[g, b]``: mix bound g at run t of scenario ω on the effective hours,
     Σ_s ρσ_ωs (1[s∈G] − share) w_bs ≤ −Σ_s ρσ_ωs (1[s∈G] − share) φ_s1t h0_s."""
@@ -178,7 +171,7 @@ def add_mix_rows(
         k, t = divmod(b, T)
         key = groups[g]
         coef, rhs = mix_row(pp.qualities[k], p.members(key), p.max_share[key], pp.age[0, t] * held)
-        nz = np.flatnonzero(coef).tolist()
-        return _linear([float(coef[i]) for i in nz], [arguments[b * n + i] for i in nz]) <= float(rhs)
+        nz = np.flatnonzero(coef)
+        return array_rows.linear(_m, at.terms(b * n + nz, coef[nz])) <= float(rhs)
 
     timed_rows(m, "mix", (m.G, m.K), mix_rule, deadline)
