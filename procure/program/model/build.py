@@ -326,7 +326,7 @@ def build(
     elif isinstance(sp, Infrastructure):
         infra_rows.add_options(m, sp, a)
         fee = problem.column("fixed_fee_usd")
-        infra_rows.add_budget_row(m, sp, ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B]))
+        infra_rows.add_budget_row(m, sp, [float(fee[i]) for i in m.B])
         capacity_names = infra_rows.add_capacity_rows(m, sp)
         scenario_rows.mix_rows(m, sp, scenario_rows.coupling(sp, problem), at)
     else:

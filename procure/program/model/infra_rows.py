@@ -23,6 +23,8 @@ from ...ledger.schema import MOST_HOURS
 from ..numbers.bounds import CurveArrays
 from ..numbers.infrastructure import Infrastructure
 from ..rows import has_row
+from . import array_rows
+from .array_rows import Terms
 
 
 def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
@@ -101,15 +103,20 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     m.rented = pyo.Var(m.Rr, bounds=lambda _m, r: (0.0, inf.rent[r][0]))
 
 
-def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: tuple[list[float], list[Any]]) -> None:
-    """``budget_row[0]``: Σ_o c_o q_o + Σ_s fee_s buy_s + Σ_r rent_r rented_r ≤ B."""
+def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: list[float]) -> None:
+    """``budget_row[0]``: Σ_o c_o q_o + Σ_s fee_s buy_s + Σ_r rent_r rented_r ≤ B (``fees``: of
+    the sources bought on or off, in the order of ``B``)."""
     m.Kb = pyo.Set(initialize=[0], ordered=True)
+    prices = np.array([inf.rent[r][1] for r in m.Rr], dtype=float)
 
     def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
         """The money: options at their all-in cost, the fees, the capacity rented at its price."""
-        coefs = [float(c) for c in inf.cost] + fees[0] + [inf.rent[r][1] for r in _m.Rr]
-        variables = list(_m.q.values()) + fees[1] + [_m.rented[r] for r in _m.Rr]
-        return _linear(coefs, variables) <= _m.budget
+        money = [
+            Terms("q", np.arange(inf.options), np.asarray(inf.cost, dtype=float)),
+            Terms("buy", np.arange(len(_m.B)), np.asarray(fees, dtype=float)),
+            Terms("rented", np.arange(len(prices)), prices),
+        ]
+        return array_rows.linear(_m, money) <= _m.budget
 
     m.budget_row = pyo.Constraint(m.Kb, rule=budget_rule)
 
@@ -121,22 +128,20 @@ def add_capacity_rows(m: pyo.ConcreteModel, inf: Infrastructure) -> list[str]:
     m.R = pyo.Set(initialize=rows, ordered=True)
     m.Kc = pyo.Set(initialize=[0], ordered=True)
     counts = len(inf.cores)
+    rented = list(inf.rent)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
         """Capacity r: the options' use, the held hours' at the count chosen, less what is rented."""
-        use = inf.usage[r]
-        nz = np.flatnonzero(use).tolist()
-        coefs: list[Any] = [float(use[o]) for o in nz]
-        variables: list[Any] = [_m.q[o] for o in nz]
+        use = np.asarray(inf.usage[r], dtype=float)
+        nz = np.flatnonzero(use)
+        terms = [Terms("q", nz, use[nz])]
         if r in inf.rent:
-            coefs.append(-1.0)
-            variables.append(_m.rented[r])
-        room = inf.capacity[r] - inf.held_usage[r]
+            terms.append(Terms("rented", np.array([rented.index(r)]), np.array([-1.0])))
+        room = np.asarray(inf.capacity[r] - inf.held_usage[r], dtype=float)
         if counts > 1:
-            coefs += [-float(v) for v in room]
-            variables += list(_m.core.values())
-            return _linear(coefs, variables) <= 0
-        return _linear(coefs, variables) <= float(room[0])
+            terms.append(Terms("core", np.arange(counts), -room))
+            return array_rows.linear(_m, terms) <= 0
+        return array_rows.linear(_m, terms) <= float(room[0])
 
     m.capacity = pyo.Constraint(m.R, m.Kc, rule=capacity_rule)
     return rows
