@@ -101,6 +101,12 @@ def items(m: pyo.ConcreteModel, name: str) -> list[Any]:
     return kept[name]
 
 
+def sum_of(coefs: Sequence[Any], variables: Sequence[Any]) -> LinearExpression:
+    """``Σ coefs · variables`` as one ``LinearExpression``: a small row, read back through its
+    expression by the hand-over."""
+    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
+
+
 def linear(m: pyo.ConcreteModel, groups: Sequence[Terms]) -> LinearExpression:
     """``Σ`` of every group's terms as one ``LinearExpression``, recorded with its terms."""
     args: list[Any] = []

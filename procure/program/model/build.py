@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ...curves import smallest_tangent_hours
 from ...errors import invalid
@@ -137,10 +136,6 @@ class BuiltModel:
         """True when the model has binary or integer variables (a MIP)."""
         m = self.model
         return bool(len(m.B) or len(m.L) or len(m.H))
-
-
-def _linear(coefs: Sequence[Any], variables: Sequence[Any]) -> LinearExpression:
-    return LinearExpression(constant=0.0, linear_coefs=list(coefs), linear_vars=list(variables))
 
 
 def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarray) -> None:
@@ -383,7 +378,7 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
         def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
             """u_k ≥ η − V_k: how far scenario k falls below η."""
             zs = [_m.z[k * n + i] for i in range(n)]
-            return _linear([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
+            return array_rows.sum_of([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
 
         m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
         terms += [

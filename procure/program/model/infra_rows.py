@@ -12,11 +12,8 @@ kept in one of several formats ``keep[s, f]`` (binary, ``one_format[s]``) and ``
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ...errors import Reason, SolveError
 from ...ledger.schema import MOST_HOURS
@@ -25,10 +22,6 @@ from ..numbers.infrastructure import Infrastructure
 from ..rows import has_row
 from . import array_rows
 from .array_rows import Terms
-
-
-def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
-    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
 
 
 def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> None:
@@ -61,18 +54,18 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
 
     def kept_rule(_m: pyo.ConcreteModel, i: int) -> object:
         """A source's hours are those of its options: x_i = Σ_{o of i} q_o."""
-        return _linear([1.0] + [-1.0] * len(of_source[i]), [_m.x[i]] + [_m.q[o] for o in of_source[i]]) == 0
+        return array_rows.sum_of([1.0] + [-1.0] * len(of_source[i]), [_m.x[i]] + [_m.q[o] for o in of_source[i]]) == 0
 
     m.kept = pyo.Constraint(m.S, rule=kept_rule)
     counts = len(inf.cores)
     m.C = pyo.Set(initialize=range(counts) if counts > 1 else [], ordered=True)
     m.core = pyo.Var(m.C, domain=pyo.Binary)
     if counts > 1:
-        m.one_count = pyo.Constraint(expr=_linear([1.0] * counts, list(m.core.values())) == 1)
+        m.one_count = pyo.Constraint(expr=array_rows.sum_of([1.0] * counts, list(m.core.values())) == 1)
 
         def by_count_rule(_m: pyo.ConcreteModel, o: int) -> object:
             """An option's hours only at its cores count: q_o ≤ U_s core_c."""
-            return _linear([1.0, -float(upper[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
+            return array_rows.sum_of([1.0, -float(upper[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
 
         m.by_count = pyo.Constraint(m.O, rule=by_count_rule)
     pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
@@ -87,7 +80,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
 
     def one_format_rule(_m: pyo.ConcreteModel, i: int) -> object:
         """A source that is not split is kept in one format."""
-        return _linear([1.0] * len(formats_of[i]), [_m.keep[i, f] for f in formats_of[i]]) == 1
+        return array_rows.sum_of([1.0] * len(formats_of[i]), [_m.keep[i, f] for f in formats_of[i]]) == 1
 
     m.one_format = pyo.Constraint(m.KS, rule=one_format_rule)
     picked = [o for o in range(inf.options) if (int(inf.source[o]), str(inf.format[o])) in set(chosen)]
@@ -96,7 +89,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     def by_format_rule(_m: pyo.ConcreteModel, o: int) -> object:
         """An option's hours only in the format kept: q_o ≤ U_s keep_sf."""
         key = (int(inf.source[o]), str(inf.format[o]))
-        return _linear([1.0, -float(upper[o])], [_m.q[o], _m.keep[key]]) <= 0
+        return array_rows.sum_of([1.0, -float(upper[o])], [_m.q[o], _m.keep[key]]) <= 0
 
     m.by_format = pyo.Constraint(m.OF, rule=by_format_rule)
     m.Rr = pyo.Set(initialize=list(inf.rent), ordered=True)

@@ -16,11 +16,9 @@ capacity rows ``capacity[r, b]`` and the mix rows ``mix[g, b]``. Curve ``j`` has
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..numbers.bounds import CurveArrays
 from ..numbers.periods import PeriodProblem
@@ -28,10 +26,6 @@ from ..rows import capacity_room, has_row, mix_row
 from . import array_rows
 from .array_rows import Arguments, Terms
 from .read import timed_rows
-
-
-def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
-    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
 
 
 def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
@@ -78,20 +72,21 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
 
         def total_rule(_m: pyo.ConcreteModel, i: int) -> object:
             """The hours bought of source i over all periods: x_i = Σ_t y_ti."""
-            return _linear([1.0] + [-1.0] * T, [_m.x[i]] + [_m.y[0, t, i] for t in range(T)]) == 0
+            return array_rows.sum_of([1.0] + [-1.0] * T, [_m.x[i]] + [_m.y[0, t, i] for t in range(T)]) == 0
 
         m.total = pyo.Constraint(m.S, rule=total_rule)
     else:
 
         def first_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
             """What is bought in the first period is bought in every scenario: y_k1i = x_i."""
-            return _linear([1.0, -1.0], [_m.y[k, 0, i], _m.x[i]]) == 0
+            return array_rows.sum_of([1.0, -1.0], [_m.y[k, 0, i], _m.x[i]]) == 0
 
         def most_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
             """At most the source's availability over all periods, in each scenario."""
             if not math.isfinite(float(a.room[i])):
                 return pyo.Constraint.Skip
-            return _linear([1.0] * T, [_m.y[k, t, i] for t in range(T)]) <= float(pp.base.column("available_hours")[i])
+            available = float(pp.base.column("available_hours")[i])
+            return array_rows.sum_of([1.0] * T, [_m.y[k, t, i] for t in range(T)]) <= available
 
         m.first = pyo.Constraint(m.W, m.S, rule=first_rule)
         m.most = pyo.Constraint(m.W, m.S, rule=most_rule)
@@ -102,7 +97,7 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
         b, i = divmod(j, n)
         k, t = divmod(b, T)
         coefs = [1.0] + [-float(age[tau, t, i]) for tau in range(t + 1)]
-        return _linear(coefs, [_m.w[j]] + [_m.y[k, tau, i] for tau in range(t + 1)]) == 0
+        return array_rows.sum_of(coefs, [_m.w[j]] + [_m.y[k, tau, i] for tau in range(t + 1)]) == 0
 
     timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
 
 from ..numbers.problem import Problem
 from ..numbers.scenarios import ScenarioProblem
@@ -28,11 +27,6 @@ if TYPE_CHECKING:
     from ..numbers.infrastructure import Infrastructure
 
 
-def _linear(coefs: list[Any], variables: list[Any]) -> LinearExpression:
-    """``Σ coefs · variables``, the lists kept as given."""
-    return LinearExpression(constant=0.0, linear_coefs=coefs, linear_vars=variables)
-
-
 def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math.inf) -> None:
     """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
     recourse at least those."""
@@ -43,7 +37,7 @@ def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math
     def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
         """A scenario ends with at least the hours bought now; exactly those without recourse
         or for a source bought now only."""
-        body = _linear([1.0, -1.0], [_m.w[j], _m.x[j % n]])
+        body = array_rows.sum_of([1.0, -1.0], [_m.w[j], _m.x[j % n]])
         return body >= 0 if recourse and later_ok[j % n] else body == 0
 
     timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
@@ -79,7 +73,7 @@ def budget_rows(
             now = [_m.cost[i] - later[i] for i in range(n)]
             then = [(later[i], arguments[k * n + i]) for i in range(n) if later_ok[i]]
             coefs = now + [cf for cf, _ in then] + fees[0]
-            return _linear(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
+            return array_rows.sum_of(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
 
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
