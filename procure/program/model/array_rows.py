@@ -24,7 +24,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
-from .read import column_bounds
+from .read import column_bounds, number
 
 #: The model's attribute that keeps, by the identity of a body :func:`linear` made, the body
 #: (so that identity is never reused while the record stands) and its terms.
@@ -47,16 +47,20 @@ class Terms:
     at : numpy.ndarray
         Positions of its items in their index order (int64).
     coef : numpy.ndarray or None
-        The coefficients, one per position; None where they are the parameter ``live``.
+        The coefficients, one per position; None where they are ``live`` or ``exprs``.
     live : str or None
         The name of an indexed mutable parameter of the model whose items, at the same
         positions, are the coefficients (the sources' costs): re-read when it changes.
+    exprs : list or None
+        The coefficients as expressions of the model's mutable parameters, one per position
+        (with recourse, ``c_s − M c'_sk``): re-read when they change.
     """
 
     var: str
     at: np.ndarray
     coef: np.ndarray | None = None
     live: str | None = None
+    exprs: list[Any] | None = None
 
 
 def start(m: pyo.ConcreteModel) -> None:
@@ -116,6 +120,8 @@ def linear(m: pyo.ConcreteModel, groups: Sequence[Terms]) -> LinearExpression:
         if g.live is not None:
             params = items(m, g.live)
             coefs: list[Any] = [params[p] for p in g.at.tolist()]
+        elif g.exprs is not None:
+            coefs = list(g.exprs)
         else:
             assert g.coef is not None
             if np.all(g.coef == 1.0):  # a term of coefficient 1 is the variable itself
@@ -198,6 +204,10 @@ def row_terms(
             coefs.append(np.fromiter((p.value for p in kept), dtype=float, count=len(kept)))
             live_at.append(at + np.arange(len(kept)))
             params += kept
+        elif g.exprs is not None:
+            coefs.append(np.fromiter(map(number, g.exprs), dtype=float, count=len(g.exprs)))
+            live_at.append(at + np.arange(len(g.exprs)))
+            params += g.exprs
         else:
             assert g.coef is not None
             coefs.append(np.asarray(g.coef, dtype=float))
@@ -226,11 +236,16 @@ class Arguments:
         self._rank = np.full(count, -1, dtype=np.int64)
         self._rank[self.own] = np.arange(len(self.own))
 
-    def terms(self, curves: np.ndarray, coef: np.ndarray) -> list[Terms]:
-        """``Σ coef_q · (hours of curve curves_q)`` as terms in ``w`` and in ``x``."""
+    def terms(self, curves: np.ndarray, coef: np.ndarray | None, exprs: list[Any] | None = None) -> list[Terms]:
+        """``Σ coef_q · (hours of curve curves_q)`` as terms in ``w`` and in ``x``; ``exprs``: the
+        coefficients as expressions of the model's parameters instead (``coef`` None)."""
         curves = np.asarray(curves, dtype=np.int64)
-        coef = np.asarray(coef, dtype=float)
         rank = self._rank[curves]
         mine = rank >= 0
-        groups = [Terms("w", rank[mine], coef[mine]), Terms("x", curves[~mine] % self.n, coef[~mine])]
+        groups = []
+        for var, at, sel in (("w", rank[mine], mine), ("x", curves[~mine] % self.n, ~mine)):
+            if exprs is not None:
+                groups.append(Terms(var, at, exprs=[exprs[q] for q in np.flatnonzero(sel).tolist()]))
+            else:
+                groups.append(Terms(var, at, np.asarray(coef, dtype=float)[sel]))
         return [g for g in groups if len(g.at)]

@@ -328,7 +328,7 @@ def build(
         assert isinstance(sp, ScenarioProblem)
         rows = scenario_rows.coupling(sp, problem)
         scenario_rows.ahead_rows(m, sp, deadline)
-        scenario_rows.budget_rows(m, sp, problem, arguments, deadline)
+        scenario_rows.budget_rows(m, sp, problem, at, deadline)
         capacity_names = scenario_rows.capacity_rows(m, sp, rows, at, deadline)
         scenario_rows.mix_rows(m, sp, rows, at, deadline)
     add_integer_value_rows(m, c, arguments, n)

@@ -11,7 +11,7 @@ solve here.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyomo.environ as pyo
@@ -44,7 +44,7 @@ def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math
 
 
 def budget_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, arguments: list[Any], deadline: float = math.inf
+    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, at: Arguments, deadline: float = math.inf
 ) -> None:
     """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
     n = sp.n
@@ -70,10 +70,13 @@ def budget_rows(
             """Scenario k's money: now at today's price, later at M times its own:
             Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
             later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
-            now = [_m.cost[i] - later[i] for i in range(n)]
-            then = [(later[i], arguments[k * n + i]) for i in range(n) if later_ok[i]]
-            coefs = now + [cf for cf, _ in then] + fees[0]
-            return array_rows.sum_of(coefs, [_m.x[i] for i in range(n)] + [v for _, v in then] + fees[1]) <= _m.budget
+            ok = np.flatnonzero(later_ok)
+            money = [
+                Terms("x", np.arange(n), exprs=[_m.cost[i] - later[i] for i in range(n)]),
+                *at.terms(k * n + ok, None, exprs=[later[i] for i in ok.tolist()]),
+                Terms("buy", np.arange(len(_m.B)), np.asarray(fees[0], dtype=float)),
+            ]
+            return array_rows.linear(_m, money) <= _m.budget
 
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
