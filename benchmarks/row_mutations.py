@@ -50,6 +50,9 @@ MUTATIONS = [
      "self.first[var.local_name] = col", "self.first[var.local_name] = col + 1"),
     ("scenario mix row in scenario 0 only", "procure/program/model/scenario_rows.py",
      "coef = rows.A[k, mix[g]]", "coef = rows.A[0, mix[g]]"),
+    ("recourse later price in the money rows × 1.05", "procure/program/model/scenario_rows.py",
+     "later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]",
+     "later = [1.05 * price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]"),
     ("wait-and-see mix rows at the mean rates", "procure/program/solve/wait_and_see.py",
      "rows = scenario_rows(base, sp.rate, float(base.budget or 0.0), capacity_rows_of(base))",
      "rows = scenario_rows(base, np.broadcast_to(sp.rate.mean(axis=0), sp.rate.shape), float(base.budget or 0.0), "
