@@ -236,6 +236,20 @@ class Arguments:
         self._rank = np.full(count, -1, dtype=np.int64)
         self._rank[self.own] = np.arange(len(self.own))
 
+    def variables(self, m: pyo.ConcreteModel) -> list[Any]:
+        """Per curve, the variable its value is read at (``w[j]`` or ``x[s]``)."""
+        xs, ws = items(m, "x"), items(m, "w")
+        out = [xs[j % self.n] for j in range(len(self._rank))]
+        for j, q in enumerate(self.own.tolist()):
+            out[q] = ws[j]
+        return out
+
+    def columns(self, first: dict[str, int]) -> np.ndarray:
+        """Per curve, the matrix column of the variable its value is read at, the variables'
+        first columns being ``first`` (:class:`Layout`)."""
+        curves = np.arange(len(self._rank), dtype=np.int64)
+        return np.where(self._rank >= 0, first["w"] + self._rank, first["x"] + curves % self.n)
+
     def terms(self, curves: np.ndarray, coef: np.ndarray | None, exprs: list[Any] | None = None) -> list[Terms]:
         """``Σ coef_q · (hours of curve curves_q)`` as terms in ``w`` and in ``x``; ``exprs``: the
         coefficients as expressions of the model's parameters instead (``coef`` None)."""

@@ -84,8 +84,8 @@ class BuiltModel:
         The breakpoints of each hill curve, in its hours [h].
     budget_dependent : bool
         Some bound of the model holds only up to ``bounds_budget`` (the purchase options' hours).
-    own : numpy.ndarray
-        The curves whose value is read at hours of their own (``w[j]``), in the order of ``Jw``.
+    at : procure.program.model.array_rows.Arguments
+        Where each curve's value is read (``w[j]`` or ``x[s]``), by position.
     cut_keys : set
         The identity of every tangent cut in ``model.cuts`` (see :func:`procure.program.model.forms.add_cuts`),
         kept beside the cut blocks by the one function that adds both.
@@ -105,7 +105,7 @@ class BuiltModel:
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     cut_keys: set[tuple[int, float]] = field(default_factory=set)
     budget_dependent: bool = False
-    own: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    at: array_rows.Arguments | None = None
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
@@ -115,6 +115,12 @@ class BuiltModel:
     def room(self) -> np.ndarray:
         """Most hours availability and capacities allow of each source [h]."""
         return self.sources.room
+
+    @property
+    def budget_bounds(self) -> bool:
+        """True where some source's or curve's bound is what the budget buys: the model then
+        holds for budgets up to :attr:`bounds_budget` only."""
+        return bool(self.sources.budget_bounded.any() or self.arrays.budget_bounded.any())
 
     @property
     def hill_points(self) -> dict[int, int]:
@@ -307,28 +313,24 @@ def build(
         own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
     array_rows.variable(m, "w", m.Jw, np.zeros(len(own)), np.asarray(c.upper, dtype=float)[own])
-    xs, ws = array_rows.items(m, "x"), dict(zip(own, array_rows.items(m, "w"), strict=True))
-    arguments = xs * count
-    for j, w in ws.items():
-        arguments[j] = w
     at = array_rows.Arguments(n, np.asarray(own, dtype=np.int64), n * count)
+    arguments = at.variables(m)
+    fees = problem.column("fixed_fee_usd")[np.asarray(list(m.B), dtype=np.int64)].astype(float)  # in B's order
     if periods is not None:
         add_purchases(m, periods, a, deadline)
-        fee = problem.column("fixed_fee_usd")
-        add_budget_rows(m, periods, [float(fee[i]) for i in m.B], deadline)
+        add_budget_rows(m, periods, fees, deadline)
         capacity_names = add_capacity_rows(m, periods, a.held, deadline)
         add_mix_rows(m, periods, a.held, at, deadline)
     elif isinstance(sp, Infrastructure):
         infra_rows.add_options(m, sp, a)
-        fee = problem.column("fixed_fee_usd")
-        infra_rows.add_budget_row(m, sp, [float(fee[i]) for i in m.B])
+        infra_rows.add_budget_row(m, sp, fees)
         capacity_names = infra_rows.add_capacity_rows(m, sp)
         scenario_rows.mix_rows(m, sp, scenario_rows.coupling(sp, problem), at)
     else:
         assert isinstance(sp, ScenarioProblem)
         rows = scenario_rows.coupling(sp, problem)
         scenario_rows.ahead_rows(m, sp, deadline)
-        scenario_rows.budget_rows(m, sp, problem, at, deadline)
+        scenario_rows.budget_rows(m, sp, fees, at, deadline)
         capacity_names = scenario_rows.capacity_rows(m, sp, rows, at, deadline)
         scenario_rows.mix_rows(m, sp, rows, at, deadline)
     add_integer_value_rows(m, c, arguments, n)
@@ -348,7 +350,7 @@ def build(
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
     )
     built.budget_dependent = isinstance(sp, Infrastructure)
-    built.own = at.own
+    built.at = at
     guided = (
         dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
     )

@@ -96,7 +96,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     m.rented = pyo.Var(m.Rr, bounds=lambda _m, r: (0.0, inf.rent[r][0]))
 
 
-def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: list[float]) -> None:
+def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: np.ndarray) -> None:
     """``budget_row[0]``: Σ_o c_o q_o + Σ_s fee_s buy_s + Σ_r rent_r rented_r ≤ B (``fees``: of
     the sources bought on or off, in the order of ``B``)."""
     m.Kb = pyo.Set(initialize=[0], ordered=True)
@@ -106,7 +106,7 @@ def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: list[float])
         """The money: options at their all-in cost, the fees, the capacity rented at its price."""
         money = [
             Terms("q", np.arange(inf.options), np.asarray(inf.cost, dtype=float)),
-            Terms("buy", np.arange(len(_m.B)), np.asarray(fees, dtype=float)),
+            Terms("buy", np.arange(len(_m.B)), fees),
             Terms("rented", np.arange(len(prices)), prices),
         ]
         return array_rows.linear(_m, money) <= _m.budget

@@ -102,7 +102,7 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
     timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
 
 
-def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: list[float], deadline: float = math.inf) -> None:
+def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: np.ndarray, deadline: float = math.inf) -> None:
     """``budget_row[b]``, ``b = ω T + t``: the money of period t in scenario ω (with carry-over,
     of periods 1..t together), purchases at the period's prices plus each run's bill, and the
     fees in period 1 (``fees``: of the sources bought on or off, in the order of ``B``)."""
@@ -121,7 +121,7 @@ def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: list[float], 
         nz = np.flatnonzero(row)
         money = [Terms("y", k * T * n + nz, row[nz])]  # y[ω, τ, s] is item (ω T + τ) n + s
         if pp.carry or t == 0:
-            money.append(Terms("buy", np.arange(len(_m.B)), np.asarray(fees, dtype=float)))
+            money.append(Terms("buy", np.arange(len(_m.B)), fees))
         return array_rows.linear(_m, money) <= float(share[t]) * _m.budget
 
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)

@@ -2,10 +2,10 @@
 
 Each active constraint but the tangent cuts (handed over from their blocks' arrays) and the rows
 made from arrays (:mod:`procure.program.model.array_rows`) is read as its columns, coefficients
-and constant: a body that is one ``LinearExpression`` over distinct
-variables (the model's large rows) as it stands, any other through Pyomo's public
-``generate_standard_repn``. A coefficient that is an expression of the model's mutable
-parameters is kept as that expression, so the hand-over can re-read it when they change.
+and constant: a body that is one ``LinearExpression`` over distinct variables as it stands, any
+other through Pyomo's public ``generate_standard_repn``. A coefficient that is an expression of
+the model's mutable parameters is kept as that expression, so the hand-over can re-read it when
+they change.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], 
     """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
     variable once, and their columns where read already (else None).
 
-    A body built as one ``LinearExpression`` over distinct variables (the model's large rows)
+    A body built as one ``LinearExpression`` over distinct variables
     is read as it stands; any other body through ``generate_standard_repn``, which collects it.
     Coefficients stay expressions of the model's parameters where they are.
 

@@ -44,19 +44,18 @@ def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math
 
 
 def budget_rows(
-    m: pyo.ConcreteModel, sp: ScenarioProblem, problem: Problem, at: Arguments, deadline: float = math.inf
+    m: pyo.ConcreteModel, sp: ScenarioProblem, fees: np.ndarray, at: Arguments, deadline: float = math.inf
 ) -> None:
-    """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters."""
+    """``budget_row[k]``: one row, or with recourse one per scenario; the costs are parameters
+    (``fees``: of the sources bought on or off, in the order of ``B``)."""
     n = sp.n
-    fee = problem.column("fixed_fee_usd")
-    fees = ([float(fee[i]) for i in m.B], [m.buy[i] for i in m.B])
     recourse = sp.recourse_price_x is not None
     m.Kb = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
     if not recourse:
 
         def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
             """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
-            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), np.asarray(fees[0]))]
+            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), fees)]
             return array_rows.linear(_m, money) <= _m.budget
 
     else:
@@ -74,7 +73,7 @@ def budget_rows(
             money = [
                 Terms("x", np.arange(n), exprs=[_m.cost[i] - later[i] for i in range(n)]),
                 *at.terms(k * n + ok, None, exprs=[later[i] for i in ok.tolist()]),
-                Terms("buy", np.arange(len(_m.B)), np.asarray(fees[0], dtype=float)),
+                Terms("buy", np.arange(len(_m.B)), fees),
             ]
             return array_rows.linear(_m, money) <= _m.budget
 

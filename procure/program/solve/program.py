@@ -52,7 +52,6 @@ from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, per
 from .changes import reprice
 from .diagnose import diagnose
 from .hill_range import narrowing
-from .polish import DUAL_ZERO  # noqa: F401  # a dual below it in magnitude is read as 0
 from .refine import refine
 from .state import Refined, Solved
 from .target import solve_target
@@ -253,9 +252,7 @@ class Program:
         """Put the built model at ``budget``, rebuilding only where a bound would loosen (or was
         proven at another budget: :attr:`narrowed`)."""
         b = self._built
-        bounded = b is not None and (
-            b.budget_dependent or b.sources.budget_bounded.any() or b.arrays.budget_bounded.any()
-        )
+        bounded = b is not None and (b.budget_dependent or b.budget_bounds)
         moved = b is not None and budget != self.budget
         if moved:  # the best plan known and a plan's place on a narrowed bound were this budget's
             self.incumbent, self.narrowing = -math.inf, True

@@ -110,7 +110,7 @@ def _mix_floor(program: Solving) -> tuple[float, float]:
         program.at_budget(budget)
         built = program.built
         found = least_money(built)
-        bounded = bool(built.sources.budget_bounded.any() or built.arrays.budget_bounded.any())
+        bounded = built.budget_bounds
         if not bounded or budget >= most or (found is not None and found[0] <= budget):
             break
         budget = min(most, max(MIX_FLOOR_GROWTH * budget, found[0] if found is not None else 0.0,
