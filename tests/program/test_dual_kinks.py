@@ -43,6 +43,7 @@ def _arrays(curve, rate, room, k) -> CurveArrays:
         rate=np.array(rate, float), held=np.zeros(n), room=np.array(room, float), upper=np.array(room, float),
         budget_bounded=np.zeros(n, bool), curve=np.array(curve), k=np.array(k, float), shape=np.full(n, np.nan),
         concave=np.ones(n, bool), binary=np.zeros(n, bool), lots=np.zeros(n),
+        bound=np.array(room, float),
     )  # fmt: skip
 
 

@@ -42,7 +42,7 @@ def _linear(rate: np.ndarray, room: np.ndarray) -> CurveArrays:
     return CurveArrays(
         rate=rate, held=np.zeros(n), room=room, upper=room, budget_bounded=np.zeros(n, bool),
         curve=np.array(["linear"] * n), k=np.full(n, np.nan), shape=np.full(n, np.nan),
-        concave=np.ones(n, bool), binary=np.zeros(n, bool), lots=np.zeros(n),
+        concave=np.ones(n, bool), binary=np.zeros(n, bool), lots=np.zeros(n), bound=room,
     )  # fmt: skip
 
 

@@ -16,7 +16,8 @@ from procure.program.numbers.bounds import CurveArrays
 def _hill(k: float, shape: float, rate: float = 1.0, held: float = 0.0) -> CurveArrays:
     one = np.ones(1)
     return CurveArrays(rate * one, held * one, np.full(1, np.inf), np.full(1, np.inf), np.zeros(1, bool),
-                       np.array(["hill"]), k * one, shape * one, np.zeros(1, bool), np.zeros(1, bool), 0 * one)  # fmt: skip
+                       np.array(["hill"]), k * one, shape * one, np.zeros(1, bool), np.zeros(1, bool), 0 * one,
+                       np.full(1, np.inf))  # fmt: skip
 
 
 def _curve(k, shape, e):

@@ -72,7 +72,7 @@ def _linear(rate, room) -> CurveArrays:
     return CurveArrays(
         rate=np.array(rate, float), held=np.zeros(n), room=np.array(room, float), upper=np.array(room, float),
         budget_bounded=np.zeros(n, bool), curve=np.array(["linear"] * n), k=np.full(n, np.nan),
-        shape=np.full(n, np.nan), concave=np.ones(n, bool), binary=np.zeros(n, bool), lots=np.zeros(n),
+        shape=np.full(n, np.nan), concave=np.ones(n, bool), binary=np.zeros(n, bool), lots=np.zeros(n), bound=np.array(room, float),
     )  # fmt: skip
 
 

@@ -92,11 +92,6 @@ def variable(m: pyo.ConcreteModel, name: str, index: Any, lower: np.ndarray, upp
     getattr(m, BOUNDS)[name] = (lower, upper)
 
 
-def bounds_of(m: pyo.ConcreteModel, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """The bounds of the items of the variable ``name`` where :func:`variable` made it, else None."""
-    return getattr(m, BOUNDS, {}).get(name)
-
-
 def items(m: pyo.ConcreteModel, name: str) -> list[Any]:
     """The items of the model's component ``name`` in index order (kept once listed)."""
     kept: dict[str, list[Any]] = getattr(m, ITEMS)

@@ -152,7 +152,7 @@ def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarra
 
     def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
         """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
-        return _m.x[i] <= float(a.upper[i]) * _m.buy[i]
+        return _m.x[i] <= float(a.bound[i]) * _m.buy[i]
 
     def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
         """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
@@ -279,7 +279,8 @@ def build(
     a = source_arrays(problem)
     if narrowed is not None:
         tighter = np.asarray(narrowed, dtype=float) < a.upper
-        a = replace(a, upper=np.where(tighter, narrowed, a.upper), budget_bounded=a.budget_bounded & ~tighter)
+        a = replace(a, upper=np.where(tighter, narrowed, a.upper), bound=np.where(tighter, narrowed, a.bound),
+                    budget_bounded=a.budget_bounded & ~tighter)  # fmt: skip
     periods = sp if isinstance(sp, PeriodProblem) else None
     if isinstance(sp, PeriodProblem):
         c = period_curve_arrays(sp, a)
@@ -292,7 +293,7 @@ def build(
     m.S = pyo.Set(initialize=range(n), ordered=True)
     m.K = pyo.Set(initialize=range(count), ordered=True)
     m.J = pyo.Set(initialize=range(n * count), ordered=True)
-    lower, upper = np.zeros(n), np.asarray(a.upper, dtype=float)
+    lower, upper = np.zeros(n), np.asarray(a.bound, dtype=float)
     if fixed_hours is not None:
         lower = upper = np.asarray(fixed_hours, dtype=float)
     array_rows.variable(m, "x", m.S, lower, upper)
@@ -312,7 +313,7 @@ def build(
     else:
         own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
-    array_rows.variable(m, "w", m.Jw, np.zeros(len(own)), np.asarray(c.upper, dtype=float)[own])
+    array_rows.variable(m, "w", m.Jw, np.zeros(len(own)), np.asarray(c.bound, dtype=float)[own])
     at = array_rows.Arguments(n, np.asarray(own, dtype=np.int64), n * count)
     arguments = at.variables(m)
     fees = problem.column("fixed_fee_usd")[np.asarray(list(m.B), dtype=np.int64)].astype(float)  # in B's order

@@ -170,7 +170,7 @@ def add_curve_forms(
     m.H = pyo.Set(initialize=hill, ordered=True)
     if hill:
         given = hill_breakpoints or {}
-        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i)) for i in hill}
+        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i), a.bound[i]) for i in hill}
         pts = {i: list(built.hill_breakpoints[i]) for i in hill}
         uppers = hill_upper_values(a, hill, [built.hill_breakpoints[i] for i in hill])
         tops = {i: list(top) for i, top in zip(hill, uppers, strict=True)}
@@ -179,19 +179,29 @@ def add_curve_forms(
         )
 
 
-def _breakpoints(upper: float, count: int, given: np.ndarray | None) -> np.ndarray:
-    """Breakpoints over [0, upper] hours: ``given`` clipped to the range and continued evenly,
-    or ``count`` evenly spaced. A curve that cannot be bought (upper 0) keeps distinct
-    breakpoints over [0, 1]; its hours are 0 anyway."""
+def _breakpoints(upper: float, count: int, given: np.ndarray | None, bound: float) -> np.ndarray:
+    """Breakpoints over [0, upper] hours, the curve's range: ``given`` clipped to the range and
+    continued evenly, or ``count`` evenly spaced. Where the curve's bound in the model lies
+    beyond its range (:data:`procure.program.numbers.bounds.DERIVED_BOUND`: a row holds the
+    range), the last segment reaches that bound instead of ending at ``upper``, and ``given``'s
+    points there are kept: hours a row stops at its limit then lie inside a segment, where the
+    form bounds nothing and the row carries the limit's price. A curve that cannot be bought
+    (upper 0) keeps distinct breakpoints over [0, 1]; its hours are 0 anyway."""
     top = upper if upper > 0 else 1.0
+    beyond = upper > 0 and bound > upper
+    end = bound if beyond else top
     if given is None or len(given) < 2:
-        return np.linspace(0.0, top, count)
-    kept = np.unique(np.clip(np.asarray(given, dtype=float), 0.0, top))
-    if kept[0] > 0:
-        kept = np.concatenate([[0.0], kept])
-    if kept[-1] < top:
-        step = top / max(count - 1, 1)
-        kept = np.concatenate([kept, np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]])
+        kept = np.linspace(0.0, top, count)
+    else:
+        kept = np.unique(np.clip(np.asarray(given, dtype=float), 0.0, end))
+        if kept[0] > 0:
+            kept = np.concatenate([[0.0], kept])
+        if kept[-1] < top:
+            step = top / max(count - 1, 1)
+            more = np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]
+            kept = np.concatenate([kept, more])
+    if beyond and kept[-1] <= top:
+        kept = np.concatenate([kept[:-1] if len(kept) > 2 else kept, [end]])
     return kept
 
 
@@ -232,7 +242,7 @@ def chord_rise(
     width = x1 - x0
     f0, f1 = f(x0), f(x1)
     m = (f1 - f0) / np.where(width > 0, width, 1.0)
-    e_turn = k * ((shape - 1.0) / (shape + 1.0)) ** (1.0 / shape)
+    e_turn = value.hill_turn(k, shape)
     steepest = rate * np.asarray(value.derivative(e_turn, "hill", k, shape), dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         x_turn = np.where(rate > 0, e_turn / rate - held, np.inf)

@@ -33,7 +33,6 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ...errors import Reason, SolveError
-from ..readout.bound_duals import limit_duals
 from .array_rows import Layout, row_terms
 from .read import LiveNumbers, linear_terms, rows_of, terms
 from .solver_process import INF, LEAST_TIME_LIMIT, SIMPLEX, crossover_ready, new_highs, solver_streams
@@ -298,20 +297,12 @@ class HighsModel:
     def row_duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed; ``h``:
         from that LP of this model instead (rows appended to it left out)."""
-        return self._duals(solution, h)[0]
-
-    def _duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Duals of every row and reduced costs of every column at ``solution`` (of ``h``, an LP
-        of this model with rows appended, where given); with integers, from the LP with them
-        fixed."""
         h = h or (self.h if not self.integer.any() else self.fixed_lp(solution, math.inf))
         if h is None:
             raise SolveError(
                 "the LP with the plan's integers fixed has no solution: the duals cannot be read", Reason.NOT_CERTIFIED
             )
-        sol = h.getSolution()
-        n, m = self.h.getNumCol(), self.h.getNumRow()
-        return np.asarray(sol.row_dual, dtype=float)[:m], np.asarray(sol.col_dual, dtype=float)[:n]
+        return np.asarray(h.getSolution().row_dual, dtype=float)[: self.h.getNumRow()]
 
     def fixed_lp(self, solution: SolverResult, deadline: float) -> highspy.Highs | None:
         """A new HiGHS object holding the model as an LP with its integers at ``solution``'s (from
@@ -333,22 +324,13 @@ class HighsModel:
 
     def duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
-        a constraint has a row per scenario, the sum of their duals. λ counts what the budget's
-        own bounds carry, and each capacity's shadow price what its bounds carry
-        (:mod:`procure.program.readout.bound_duals`). ``h``: read from that LP of this model instead."""
-        rows, cols = self._duals(solution, h)
+        a constraint has a row per scenario, the sum of their duals. No bound of the model
+        shares a limit's price: a bound derived from the budget or a capacity lies beyond what
+        its row allows (:data:`procure.program.numbers.bounds.DERIVED_BOUND`), so the row binds
+        first. ``h``: read from that LP of this model instead."""
+        rows = self.row_duals(solution, h)
 
         def at(ks: list[int]) -> float:
             return float(sum(abs(float(rows[k])) for k in ks if k >= 0))
 
-        m = self.built.model
-        on_off = np.full(len(self.x_cols), -1, dtype=np.int64)  # a bought source's bound is also its row x ≤ ub · buy
-        for i in m.B:
-            on_off[i] = self.row_of.get(id(m.buy_upper[i]), -1)
-        lp = self.h.getLp()
-        columns = (np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float), solution.columns)
-        mix = [at(k) for k in self.mix_rows]
-        given = (at(self.budget_rows), [at(ks) for ks in self.capacity_rows], mix)
-        x = solution.x
-        lam, capacity = limit_duals(self.built, self.x_cols, self.w_cols, on_off, columns, rows, cols, x, given)
-        return lam, capacity, mix
+        return at(self.budget_rows), [at(ks) for ks in self.capacity_rows], [at(k) for k in self.mix_rows]

@@ -17,7 +17,7 @@ import pyomo.environ as pyo
 
 from ...errors import Reason, SolveError
 from ...ledger.schema import MOST_HOURS
-from ..numbers.bounds import CurveArrays
+from ..numbers.bounds import DERIVED_BOUND, CurveArrays
 from ..numbers.infrastructure import Infrastructure
 from ..rows import has_row
 from . import array_rows
@@ -28,13 +28,15 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     """``O``, ``q``, ``kept``; ``C``, ``core``, ``one_count``, ``by_count``; ``KF``, ``keep``,
     ``one_format``, ``by_format``; ``Rr``, ``rented`` (see the module)."""
     n = inf.n
-    # No option is bought beyond what the budget buys at its cost: a bound that holds for the
+    # No option is bought beyond what the budget buys at its cost: a range that holds for the
     # budget the model is built for (a larger one rebuilds it, see BuiltModel.budget_dependent),
-    # and keeps the big-M of the choice rows no larger than it need be.
+    # and keeps the big-M of the choice rows no larger than it need be. The option's bound lies
+    # beyond it (DERIVED_BOUND), so the budget row alone carries λ.
     budget = float(inf.base.budget or 0.0)
     with np.errstate(divide="ignore"):
         afford = np.where(inf.cost > 0, budget / np.where(inf.cost > 0, inf.cost, 1.0), np.inf)
     upper = np.minimum(a.upper[inf.source], afford)
+    bound = np.minimum(a.bound[inf.source], DERIVED_BOUND * afford)
     formats = np.array([len({f for f, i in zip(inf.format, inf.source, strict=True) if i == k}) for k in range(n)])
     tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else ((~inf.split) & (formats > 1))[inf.source]
     wide = np.flatnonzero(tied & (upper > MOST_HOURS))  # options in a big-M row
@@ -47,7 +49,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
             Reason.INVALID,
         )
     m.O = pyo.Set(initialize=range(inf.options), ordered=True)
-    m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(upper[o])))
+    m.q = pyo.Var(m.O, bounds=lambda _m, o: (0.0, float(bound[o])))
     of_source: list[list[int]] = [[] for _ in range(n)]
     for o, i in enumerate(inf.source.tolist()):
         of_source[i].append(o)
@@ -65,7 +67,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
 
         def by_count_rule(_m: pyo.ConcreteModel, o: int) -> object:
             """An option's hours only at its cores count: q_o ≤ U_s core_c."""
-            return array_rows.sum_of([1.0, -float(upper[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
+            return array_rows.sum_of([1.0, -float(bound[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
 
         m.by_count = pyo.Constraint(m.O, rule=by_count_rule)
     pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
@@ -89,7 +91,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     def by_format_rule(_m: pyo.ConcreteModel, o: int) -> object:
         """An option's hours only in the format kept: q_o ≤ U_s keep_sf."""
         key = (int(inf.source[o]), str(inf.format[o]))
-        return array_rows.sum_of([1.0, -float(upper[o])], [_m.q[o], _m.keep[key]]) <= 0
+        return array_rows.sum_of([1.0, -float(bound[o])], [_m.q[o], _m.keep[key]]) <= 0
 
     m.by_format = pyo.Constraint(m.OF, rule=by_format_rule)
     m.Rr = pyo.Set(initialize=list(inf.rent), ordered=True)

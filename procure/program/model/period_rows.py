@@ -48,6 +48,7 @@ def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
         concave=tile(a.concave),
         binary=tile(a.binary),
         lots=tile(a.lots),
+        bound=tile(a.bound),
     )
 
 
@@ -61,7 +62,7 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
     n, T, K = pp.n, pp.periods, pp.scenarios
     m.T = pyo.Set(initialize=range(T), ordered=True)
     m.W = pyo.Set(initialize=range(K), ordered=True)
-    bound = np.minimum(pp.available, a.upper[None, :])
+    bound = np.minimum(pp.available, a.bound[None, :])
     now_only = a.binary | (a.lots > 0)
 
     # with scenarios, a source bought now only has no hours in a later period

@@ -23,6 +23,11 @@ from .scenarios import ScenarioProblem
 #: (1.7e10 lots of 1e-6 h, say) HiGHS cannot tell whole lots from fractions, and its bound is
 #: no bound.
 MOST_LOTS = 1e9
+#: The model bounds a curve's hours, where its range comes from a row (the budget's or a
+#: capacity's) rather than its availability, at this multiple of that range [1] (range: > 1):
+#: the row, which holds the limit exactly, binds before the bound does, so its dual carries the
+#: limit's whole price (λ, a shadow price) and no bound of the model shares it.
+DERIVED_BOUND = 1.5
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,9 @@ class CurveArrays:
         finite range).
     budget_bounded : numpy.ndarray
         True where ``upper`` comes from the budget.
+    bound : numpy.ndarray
+        The bound of the curve's hours in the model [h]: ``upper`` where that is the curve's
+        availability, else :data:`DERIVED_BOUND` times it (at most the availability).
     curve, k, shape : numpy.ndarray
         Value curve name, saturation scale [effective h] and shape [1].
     concave : numpy.ndarray
@@ -64,6 +72,7 @@ class CurveArrays:
     concave: np.ndarray
     binary: np.ndarray
     lots: np.ndarray
+    bound: np.ndarray
 
     def value_of(self, hours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Effective hours and true value of each curve when ``hours`` are bought [eff. h, value]."""
@@ -100,6 +109,13 @@ def _check_held_fits(problem: Problem) -> np.ndarray:
     return upper
 
 
+def model_bound(upper: np.ndarray, available: np.ndarray) -> np.ndarray:
+    """The model's bound of hours whose range is ``upper`` and availability ``available`` [h]:
+    ``upper`` where the availability gives it, else :data:`DERIVED_BOUND` times it, at most the
+    availability (the range is then a row's, which holds it exactly)."""
+    return np.where(upper < available, np.minimum(available, DERIVED_BOUND * upper), upper)
+
+
 def _afford_bounds(
     cost: np.ndarray, budget: float, room: np.ndarray, concave: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -107,7 +123,10 @@ def _afford_bounds(
 
     The budget bounds a source only where nothing else does, or where a hill curve's
     breakpoints need a tight range: the model then stays valid for other budgets and costs up
-    to the one it was built for.
+    to the one it was built for. Why the budget at all: an unlimited source that no capacity
+    bounds needs a finite range for its first tangent points, its breakpoints and its big-M,
+    and the budget is the one finite number that bounds its hours. The model's bound is
+    :func:`model_bound`'s, beyond this range, so the budget row binds first and λ is its dual.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         afford = np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
@@ -159,7 +178,8 @@ def source_arrays(problem: Problem) -> CurveArrays:
             Reason.INVALID,
         )
     return CurveArrays(problem.rate, problem.held, room, upper, budget_bounded, curve,
-                       problem.column("saturation_hours"), shape, concave, binary, lots)  # fmt: skip
+                       problem.column("saturation_hours"), shape, concave, binary, lots,
+                       model_bound(upper, problem.column("available_hours")))  # fmt: skip
 
 
 def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
@@ -180,7 +200,7 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
 
     room, concave = tile(a.room), tile(a.concave)
     if sp.recourse_price_x is None:
-        upper, bounded = tile(a.upper), tile(a.budget_bounded)
+        upper, bounded, bound = tile(a.upper), tile(a.budget_bounded), tile(a.bound)
     else:
         later = np.where(tile(sp.later_ok), sp.recourse_price_x * sp.later_cost.ravel(), np.inf)
         cheapest = np.minimum(tile(sp.base.cost), later)
@@ -194,6 +214,7 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
                 "it available_hours or a price",
                 Reason.UNBOUNDED,
             )
+        bound = model_bound(upper, tile(sp.base.column("available_hours")))
     return CurveArrays(
         rate=sp.rate.ravel().astype(float),
         held=tile(a.held),
@@ -206,6 +227,7 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
         concave=concave,
         binary=tile(a.binary),
         lots=tile(a.lots),
+        bound=bound,
     )
 
 

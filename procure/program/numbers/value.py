@@ -71,6 +71,14 @@ def derivative(e: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: Arr
     return _like(_by_curve(lambda c: c.derivative, e, curve, k, shape), e, curve, k, shape)
 
 
+def hill_turn(k: ArrayLike, shape: ArrayLike) -> np.ndarray:
+    """Effective hours of an S-shaped hill curve's inflection, ``k ((s − 1)/(s + 1))^(1/s)``
+    (``s > 1``): convex before it, concave after it, steepest at it [effective h]."""
+    k, s = np.asarray(k, dtype=float), np.asarray(shape, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(k * ((s - 1.0) / (s + 1.0)) ** (1.0 / s), dtype=float)
+
+
 def is_concave(curve: ArrayLike, shape: ArrayLike = np.nan) -> ArrayLike:
     """True where the curve is concave: all but hill with ``s > 1`` (False for an unknown name)."""
     c, s = np.broadcast_arrays(np.asarray(curve), np.asarray(shape, dtype=float))

@@ -13,6 +13,7 @@ from dataclasses import replace
 import highspy
 import numpy as np
 
+from ..dual.prices import with_box_duals
 from ..model.forms import add_cuts
 from ..model.highs import SolverResult
 from ..numbers.infrastructure import Infrastructure
@@ -22,7 +23,6 @@ from ..rows import coupling_rows
 from ..solve.polish import DUAL_ZERO, polish
 from ..solve.sharpen import sharpened
 from ..solve.state import Refined, Solving
-from .bound_duals import with_box_duals
 from .infrastructure import option_spend, read_infra_plan
 from .periods import budget_dual, period_rows, read_period_plan, single_period_plan
 from .plan import Plan, read_plan, relative_gap

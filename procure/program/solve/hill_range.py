@@ -80,7 +80,7 @@ class HillGain:
     def __init__(self, a: CurveArrays, curves: np.ndarray, price: np.ndarray, top: np.ndarray) -> None:
         self.rate, self.held, self.k, self.s = a.rate[curves], a.held[curves], a.k[curves], a.shape[curves]
         self.price, self.top = price, top
-        e_turn = self.k * ((self.s - 1.0) / (self.s + 1.0)) ** (1.0 / self.s)
+        e_turn = value.hill_turn(self.k, self.s)
         with np.errstate(divide="ignore", invalid="ignore"):
             x_turn = np.where(self.rate > 0, e_turn / self.rate - self.held, np.inf)
         self.turn = np.clip(x_turn, 0.0, top)  # where the concave part starts
@@ -248,7 +248,7 @@ def convex_reach(a: CurveArrays) -> np.ndarray:
     the other curves) [h]."""
     hill = ~a.concave
     with np.errstate(divide="ignore", invalid="ignore"):
-        e_turn = a.k * ((a.shape - 1.0) / (a.shape + 1.0)) ** (1.0 / a.shape)
+        e_turn = value.hill_turn(a.k, a.shape)
         x_turn = np.where(a.rate > 0, e_turn / a.rate - a.held, np.inf)
     return np.where(hill, np.maximum(x_turn, 0.0), np.nan)
 

@@ -128,6 +128,9 @@ def exact_hours(
 ) -> Polished | None:  # fmt: skip
     """:func:`polish_from` on a problem's numbers: its sources ``a``, the capacities with a row,
     the budget [$]; ``integers`` where the program has integer terms (no dual bound then)."""
+    # A source's own bound is its availability: a capacity holds through its row, whose
+    # multiplier then prices a source that fills it.
+    own = p.column("available_hours")
     x0 = np.clip(x_start, 0.0, a.room)
     bought = p.bought(x0)
     fee = p.column("fixed_fee_usd")
@@ -146,7 +149,7 @@ def exact_hours(
     free, linear = smooth & movable, (straight & movable) | rising
     lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
     lo = np.where(past, np.maximum(lo, turn), lo)
-    hi = np.where(rising, np.minimum(a.room, turn), a.room)
+    hi = np.where(rising, np.minimum(own, turn), own)
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(hi), hi, 1.0))
     # fixed, at its lower bound, at its upper bound, between (smooth), at its kink (linear, between)
     inside = np.where(smooth, 3, 4)
@@ -213,8 +216,7 @@ def _steepest_hours(a: CurveArrays) -> np.ndarray:
     ``e = k ((s − 1)/(s + 1))^(1/s)`` in effective hours; inf for every other curve [h]."""
     hill = (a.curve == "hill") & ~a.concave & (a.rate > 0)
     with np.errstate(all="ignore"):
-        e = a.k * ((a.shape - 1.0) / (a.shape + 1.0)) ** (1.0 / a.shape)
-        return np.where(hill, e / a.rate - a.held, np.inf)
+        return np.where(hill, value.hill_turn(a.k, a.shape) / a.rate - a.held, np.inf)
 
 
 def _bend(a: CurveArrays, curves: np.ndarray, e: np.ndarray) -> np.ndarray:

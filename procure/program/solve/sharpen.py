@@ -6,8 +6,10 @@ kink of its envelope (between two tangents), the LP may price it at any slope be
 and λ with it (0.1–0.3 % off at the default tolerance, on plans over scenarios, with lots or a
 choice of formats). Where the hours cannot be made exact (:mod:`procure.program.solve.polish`: one
 scenario, smooth curves), the duals are read from an LP of the model (its integers fixed at
-the plan's) once every concave curve bought in part has tangents on both sides of its point
-whose slopes agree within :data:`DUAL_SLOPE_SHARE` of its own: each round appends a tangent at
+the plan's) once every curve bought in part where it is concave (an S-shaped one past its
+inflection, :func:`procure.program.numbers.value.hill_turn`, where a tangent lies above it)
+has tangents on both sides of its point whose slopes agree within :data:`DUAL_SLOPE_SHARE` of
+its own: each round appends a tangent at
 each such curve's point to that LP and solves it again, warm. The model, the plan's hours and
 its certificate stay as certified: the LP is the model's, plus rows that only tighten what
 bounds its curves, and is read for its prices alone.
@@ -76,9 +78,11 @@ def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[SolverResu
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(a.upper), a.upper, 1.0))
     for _round in range(MAX_SHARPEN_ROUNDS):
         w = np.clip(np.nan_to_num(solution.w), 0.0, a.upper)
-        inside = a.concave & (a.rate > 0) & (a.curve != "linear") & (w > tol) & (w < a.upper - tol)
+        e_all = a.rate * (a.held + w)
+        concave_there = a.concave | (e_all > value.hill_turn(a.k, a.shape))
+        inside = concave_there & (a.rate > 0) & (a.curve != "linear") & (w > tol) & (w < a.upper - tol)
         curves = np.flatnonzero(inside)
-        e = a.rate[curves] * (a.held[curves] + w[curves])
+        e = e_all[curves]
         wide = slope_brackets(a, cut_curve, cut_point, e, curves) > DUAL_SLOPE_SHARE
         if not wide.any() or time.perf_counter() > deadline:
             break
