@@ -192,8 +192,10 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     _e, at_zero = c.value_of(np.zeros(len(c.rate)))
     lots = [j for j in own if (j % n) in m.L]
     _e, at_lot = c.value_of(np.where(c.lots > 0, c.lots, 0.0))
-    bought = [j for j in own if (j % n) in m.B and math.isfinite(c.upper[j])]
-    _e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))
+    # at the bound of the big-M row x ≤ bound · buy: with buy fixed at 1 the chord then bounds
+    # no hours a row stops (f is nondecreasing, so f(bound) bounds f at every hour up to it)
+    bought = [j for j in own if (j % n) in m.B and math.isfinite(c.bound[j])]
+    _e, at_top = c.value_of(np.where(np.isfinite(c.bound), c.bound, 0.0))
 
     def lot_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
         """Curve j in whole lots: z_j ≤ f(0) + n_s (f(L) − f(0))."""

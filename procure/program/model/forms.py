@@ -200,8 +200,10 @@ def _breakpoints(upper: float, count: int, given: np.ndarray | None, bound: floa
             step = top / max(count - 1, 1)
             more = np.linspace(kept[-1], top, max(2, math.ceil((top - kept[-1]) / step) + 1))[1:]
             kept = np.concatenate([kept, more])
-    if beyond and kept[-1] <= top:
-        kept = np.concatenate([kept[:-1] if len(kept) > 2 else kept, [end]])
+    if beyond and kept[-1] <= top:  # the range's end is no breakpoint
+        kept = np.concatenate([kept[:-1], [end]])
+    elif beyond and kept[-1] < end:
+        kept = np.concatenate([kept, [end]])
     return kept
 
 

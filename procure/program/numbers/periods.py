@@ -278,7 +278,9 @@ def with_scenarios(pp: PeriodProblem, sp: ScenarioProblem) -> PeriodProblem:
     scenarios, later periods' may differ by scenario. A scenario's exchange rates, survivals
     and saturation scales hold at every run; its prices are those of hours bought after the
     first period (each period's price scaled by the scenario's price over the ledger's).
-    The objective is the expected value.
+    The objective is the expected value. The base problem's prices become the cheapest of any
+    period in any scenario, so that what the money buys at them bounds every plan's hours (as
+    :func:`period_problem` makes them the cheapest of any period).
 
     Raises
     ------
@@ -298,10 +300,11 @@ def with_scenarios(pp: PeriodProblem, sp: ScenarioProblem) -> PeriodProblem:
     prices = np.repeat(pp.price[None, :, :], sp.count, axis=0)
     zero = ledger_price[None, :] == 0
     prices[:, 1:, :] = np.where(zero[:, None, :], later[:, None, :], prices[:, 1:, :] * scale[:, None, :])
-    del base_price
+    s = pp.base.sources.copy()
+    s["price_usd_per_hour"] = np.minimum(base_price, prices.min(axis=(0, 1)))
     phi = sp.base.column("shelf_life_factor")
     with np.errstate(divide="ignore", invalid="ignore"):
         quality = np.where(phi[None, :] > 0, sp.rate / np.where(phi > 0, phi, 1.0)[None, :], 0.0)
-    return replace(pp, scenario_names=sp.names, probability=np.asarray(sp.probability, dtype=float),
-                   scenario_quality=quality, scenario_scale=np.asarray(sp.saturation_hours, dtype=float),
-                   scenario_price=prices)  # fmt: skip
+    return replace(pp, base=replace(pp.base, sources=s), scenario_names=sp.names,
+                   probability=np.asarray(sp.probability, dtype=float), scenario_quality=quality,
+                   scenario_scale=np.asarray(sp.saturation_hours, dtype=float), scenario_price=prices)  # fmt: skip

@@ -71,8 +71,8 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         built = program.built
         a = built.arrays
         res = program.solve_once(deadline, rel_gap=rel_gap, cold=COLD_METHOD)
-        x = np.clip(res.x, 0.0, built.sources.upper)
-        w = np.clip(res.w, 0.0, a.upper)
+        x = np.clip(res.x, 0.0, built.sources.bound)
+        w = np.clip(res.w, 0.0, a.bound)
         _e, v = a.value_of(w)
         true_value = built.true_objective(v)
         program.incumbent = max(program.incumbent, true_value)

@@ -6,13 +6,14 @@ kink of its envelope (between two tangents), the LP may price it at any slope be
 and λ with it (0.1–0.3 % off at the default tolerance, on plans over scenarios, with lots or a
 choice of formats). Where the hours cannot be made exact (:mod:`procure.program.solve.polish`: one
 scenario, smooth curves), the duals are read from an LP of the model (its integers fixed at
-the plan's) once every curve bought in part where it is concave (an S-shaped one past its
-inflection, :func:`procure.program.numbers.value.hill_turn`, where a tangent lies above it)
-has tangents on both sides of its point whose slopes agree within :data:`DUAL_SLOPE_SHARE` of
-its own: each round appends a tangent at
+the plan's) once every curve bought in part (below its bound in the model, which no row's
+limit reaches) has tangents on both sides of its point whose slopes agree within
+:data:`DUAL_SLOPE_SHARE` of its own (on an S-shaped curve's convex part, where the two sides' slopes cannot bracket its
+own, tangents on both sides): each round appends a tangent at
 each such curve's point to that LP and solves it again, warm. The model, the plan's hours and
 its certificate stay as certified: the LP is the model's, plus rows that only tighten what
-bounds its curves, and is read for its prices alone.
+bounds its curves (on an S-shaped curve's convex part, below the curve away from the tangent
+point), and is read for its prices alone.
 """
 
 from __future__ import annotations
@@ -75,14 +76,12 @@ def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[SolverResu
     a = built.arrays
     solution, lp = r.results, None
     cut_curve, cut_point = cut_points(built.model)
-    tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(a.upper), a.upper, 1.0))
+    tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(a.bound), a.bound, 1.0))
     for _round in range(MAX_SHARPEN_ROUNDS):
-        w = np.clip(np.nan_to_num(solution.w), 0.0, a.upper)
-        e_all = a.rate * (a.held + w)
-        concave_there = a.concave | (e_all > value.hill_turn(a.k, a.shape))
-        inside = concave_there & (a.rate > 0) & (a.curve != "linear") & (w > tol) & (w < a.upper - tol)
+        w = np.clip(np.nan_to_num(solution.w), 0.0, a.bound)
+        inside = (a.rate > 0) & (a.curve != "linear") & (w > tol) & (w < a.bound - tol)
         curves = np.flatnonzero(inside)
-        e = e_all[curves]
+        e = a.rate[curves] * (a.held[curves] + w[curves])
         wide = slope_brackets(a, cut_curve, cut_point, e, curves) > DUAL_SLOPE_SHARE
         if not wide.any() or time.perf_counter() > deadline:
             break
