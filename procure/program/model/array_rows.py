@@ -73,7 +73,7 @@ def start(m: pyo.ConcreteModel) -> None:
 def variable(m: pyo.ConcreteModel, name: str, index: Any, lower: np.ndarray, upper: np.ndarray) -> None:
     """``m.<name>``, a variable over the reals indexed by ``index``, each item within its bounds
     ``lower``, ``upper`` (±inf: none) in index order, the bounds kept beside it for the hand-over
-    (:func:`bounds_of`). Its bounds are set here only."""
+    (:meth:`Layout.bounds`). Its bounds are set here only."""
     lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
 
     def same(values: np.ndarray) -> float | None:
