@@ -57,6 +57,11 @@ MUTATIONS = [
      "rows = scenario_rows(base, sp.rate, float(base.budget or 0.0), capacity_rows_of(base))",
      "rows = scenario_rows(base, np.broadcast_to(sp.rate.mean(axis=0), sp.rate.shape), float(base.budget or 0.0), "
      "capacity_rows_of(base))"),
+    ("model bound at the range a row holds (derived bound × 1.0)", "procure/program/numbers/bounds.py",
+     "DERIVED_BOUND = 1.5", "DERIVED_BOUND = 1.0"),
+    ("on/off credit row's chord at the range, not the bound", "procure/program/model/build.py",
+     "_e, at_top = c.value_of(np.where(np.isfinite(c.bound), c.bound, 0.0))",
+     "_e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))"),
     ("wait-and-see later price × 1.05", "procure/program/solve/wait_and_see.py",
      "later = np.where(sp.later_ok[None, :], sp.recourse_price_x * sp.later_cost, np.inf)",
      "later = np.where(sp.later_ok[None, :], 1.05 * sp.recourse_price_x * sp.later_cost, np.inf)"),

@@ -26,7 +26,7 @@ from procure.program import from_ledger
 from procure.program.numbers.infrastructure import infrastructure
 from procure.program.numbers.periods import period_problem, with_scenarios
 from procure.program.numbers.scenarios import scenario_problem
-from procure.program.solve.program import solve_problem
+from procure.program.solve.program import Program, solve_problem
 
 SIM = 4  # the default ledger's simulated source: decoded on no cores, priced per hour
 TWIN = 1
@@ -57,8 +57,7 @@ def _capacity_slopes(base, name: str):
 @pytest.mark.parametrize("term", ["min_order_hours", "fixed_fee_usd"])
 def test_an_on_off_source_that_takes_the_whole_budget_gives_it_its_slope(term):
     """A concave hill curve (s = 0.5) with no hours held and a minimum order or a fee takes the
-    whole budget: its on/off credit row reaches the model's bound, so the budget row's dual is λ
-    (the credit row at what the budget buys read λ = 0)."""
+    whole budget: λ is its slope per dollar."""
     rows = _rows(
         SIM, curve="hill", curve_shape=0.5, held_hours=0.0, **{term: 100.0 if term == "min_order_hours" else 50.0}
     )
@@ -123,27 +122,44 @@ def test_an_s_shaped_source_stopped_by_the_budget_before_its_inflection_with_for
     assert between(plan.lambda_, found), (plan.lambda_, found)
 
 
-def test_periods_under_scenarios_whose_later_prices_undercut_buy_what_the_money_buys_then():
-    """Later hours at a quarter of the price in one scenario: the plan buys more of them than
-    the money buys at any period's own price (a range taken at the periods' prices alone cut
-    the plan there, at a value of 56.0), and is worth no less than with that scenario at full
-    price."""
-    rows = _rows(SIM)
-    base = _problem(rows, budget=1_000.0)
-    base = base.asking(capacity={**base.capacity, "accelerator_hours": math.inf})
-    names, months, money = ("p0", "p1"), np.full(2, 6.0), np.array([100.0, 900.0])
-    periods = Periods(names, months, money, None, {}, np.full((2, 1), np.nan), np.full((2, 1), np.inf), "test")
+def test_periods_under_scenarios_whose_later_prices_undercut_are_worth_what_the_same_prices_stated_directly_are():
+    """Later hours at a quarter of the price in one scenario. The same program stated with the
+    ledger at that quarter price, the first period's price given in the periods and the other
+    scenario's later price at four times the ledger's, has the cheapest price in its periods
+    already; a range taken at the periods' prices alone cut the first statement's plan short
+    (64.67 against 90.22)."""
+    price = float(_rows(SIM)["price_usd_per_hour"].iloc[0])
 
-    def plan_at(cheap: float):
+    def plan(ledger_price: float, first_price: float, scales: tuple[float, float]):
+        base = _problem(_rows(SIM, price_usd_per_hour=ledger_price), budget=1_000.0)
+        base = base.asking(capacity={**base.capacity, "accelerator_hours": math.inf})
+        first = np.array([[first_price], [np.nan]])
+        periods = Periods(("p0", "p1"), np.full(2, 6.0), np.array([100.0, 900.0]), None, {}, first,
+                          np.full((2, 1), np.inf), "test")  # fmt: skip
         s = base.sources
         values = {c: np.tile(s[c].to_numpy(float), (2, 1)) for c in UNCERTAIN_COLUMNS}
-        values["price_usd_per_hour"] = values["price_usd_per_hour"] * np.array([[1.0], [cheap]])
+        values["price_usd_per_hour"] = values["price_usd_per_hour"] * np.array([[scales[0]], [scales[1]]])
         sp = scenario_problem(base, Scenarios(("same", "cheap"), np.array([0.5, 0.5]), values, "test"))
-        return solve_problem(with_scenarios(period_problem(base, periods), sp))
+        return solve_problem(with_scenarios(period_problem(base, periods), sp), tolerance=1e-7)
 
-    cheap, full = plan_at(0.25), plan_at(1.0)
-    most_at_own_price = float(money.sum()) / float(base.cost[0])
-    schedule = cheap.schedule
-    later = schedule.loc[(schedule["scenario"] == "cheap") & (schedule["period"] == "p1"), "hours"].sum()
-    assert later > most_at_own_price
-    assert cheap.value >= full.value
+    stated = plan(price, np.nan, (1.0, 0.25))
+    direct = plan(0.25 * price, price, (4.0, 1.0))
+    assert stated.value == pytest.approx(direct.value, rel=1e-6)
+    later = stated.schedule.set_index(["scenario", "period"])["hours"]
+    assert later[("cheap", "p1")] > 1_000.0 / price  # more than the money buys at any period's own price
+
+
+def test_a_model_kept_at_a_smaller_budget_prices_an_s_shaped_source_the_budget_stops():
+    """Built at $1,000 and put at $500, an S-shaped source the budget bounds: its breakpoints
+    are placed anew, so the budget row does not stop it on one of the old ones (at $500 it
+    stopped on the eighth of sixteen, and λ read 0)."""
+    rows = _rows(SIM, curve="hill", curve_shape=3.0, saturation_hours=200.0, held_hours=0.0)
+    base = _problem(rows, budget=1_000.0)
+    base = base.asking(capacity={**base.capacity, "accelerator_hours": math.inf})
+    program = Program(base)
+    program.solve()
+    program.set_budget(500.0)
+    kept = program.solve()
+    found = _budget_slopes(base.asking(budget=500.0))
+    assert found[0][1] > 0
+    assert between(kept.lambda_, found), (kept.lambda_, found)

@@ -123,6 +123,19 @@ class BuiltModel:
         return bool(self.sources.budget_bounded.any() or self.arrays.budget_bounded.any())
 
     @property
+    def hill_budget_ranges(self) -> bool:
+        """True where an S-shaped curve's breakpoints are placed over what the budget buys: at
+        another budget its row could stop the curve on a breakpoint, where the form's fixed
+        integers would share the budget's price, so the model is rebuilt."""
+        return bool(np.any(self.arrays.budget_bounded & ~self.arrays.concave))
+
+    def own_breakpoints(self) -> dict[int, np.ndarray]:
+        """The S-shaped curves' breakpoints that hold at any budget: those of curves whose range
+        is not what the budget buys (a model at another budget places the others anew)."""
+        ranged = self.arrays.budget_bounded & ~self.arrays.concave
+        return {i: xs for i, xs in self.hill_breakpoints.items() if not ranged[i]}
+
+    @property
     def hill_points(self) -> dict[int, int]:
         """Breakpoints of each S-shaped hill curve's piecewise form."""
         return {i: len(xs) for i, xs in self.hill_breakpoints.items()}

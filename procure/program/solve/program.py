@@ -249,15 +249,18 @@ class Program:
         self.highs.sync_budget()
 
     def at_budget(self, budget: float) -> None:
-        """Put the built model at ``budget``, rebuilding only where a bound would loosen (or was
-        proven at another budget: :attr:`narrowed`)."""
+        """Put the built model at ``budget``, rebuilding only where a bound would loosen, was
+        proven at another budget (:attr:`narrowed`), or an S-shaped curve's breakpoints were
+        placed over what another budget buys (its row could stop it on one, where the form's
+        fixed integers would share the budget's price)."""
         b = self._built
         bounded = b is not None and (b.budget_dependent or b.budget_bounds)
         moved = b is not None and budget != self.budget
         if moved:  # the best plan known and a plan's place on a narrowed bound were this budget's
             self.incumbent, self.narrowing = -math.inf, True
-        if b is None or (bounded and budget > b.bounds_budget) or (moved and self.narrowed is not None):
-            self._build(self._with_budget(budget))
+        again = b is not None and moved and (self.narrowed is not None or b.hill_budget_ranges)
+        if b is None or (bounded and budget > b.bounds_budget) or again:
+            self._build(self._with_budget(budget), hill_breakpoints=None if b is None else b.own_breakpoints())
         else:
             check_lots(self.problem, b.sources, budget)
             self._put_budget(budget)
