@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from ...curves import smallest_tangent_hours
 from ...errors import invalid
 from ..numbers.bounds import CurveArrays, check_lots, curve_arrays, source_arrays
 from ..numbers.infrastructure import Infrastructure
@@ -44,15 +43,12 @@ from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..paths import eligible, qualifies
 from . import array_rows, infra_rows, scenario_rows
 from .forms import DEFAULT_HILL_POINTS, add_curve_forms, cut_points
+from .integer_rows import add_integer_terms, add_integer_value_rows
 from .period_rows import add_budget_rows, add_capacity_rows, add_mix_rows, add_purchases, period_curve_arrays
 
 #: What the model is built from: one problem, scenarios of it, periods of it, or its
 #: infrastructure's purchase options.
 Formulation = ScenarioProblem | PeriodProblem | Infrastructure
-
-#: Relative margin with which a whole-lot count is floored, so that an exact multiple of the
-#: lot is not rounded down by floating-point error [1].
-LOT_FLOOR_MARGIN = 1e-9
 
 
 @dataclass
@@ -102,10 +98,10 @@ class BuiltModel:
     mix_rows: list[list[Any]]
     capacity_names: list[str]
     objective_of: Callable[[np.ndarray], float]
+    at: array_rows.Arguments
+    budget_dependent: bool = False
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
     cut_keys: set[tuple[int, float]] = field(default_factory=set)
-    budget_dependent: bool = False
-    at: array_rows.Arguments | None = None
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
@@ -123,16 +119,15 @@ class BuiltModel:
         return bool(self.sources.budget_bounded.any() or self.arrays.budget_bounded.any())
 
     @property
-    def hill_budget_ranges(self) -> bool:
-        """True where an S-shaped curve's breakpoints are placed over what the budget buys: at
-        another budget its row could stop the curve on a breakpoint, where the form's fixed
-        integers would share the budget's price, so the model is rebuilt."""
-        return bool(np.any(self.arrays.budget_bounded & ~self.arrays.concave))
+    def hill_budget_ranges(self) -> np.ndarray:
+        """The S-shaped curves whose breakpoints are placed over what the budget buys [bool]: at
+        another budget its row could stop one on a breakpoint, where the form's fixed integers
+        would share the budget's price, so the model is rebuilt with theirs placed anew."""
+        return self.arrays.budget_bounded & ~self.arrays.concave
 
     def own_breakpoints(self) -> dict[int, np.ndarray]:
-        """The S-shaped curves' breakpoints that hold at any budget: those of curves whose range
-        is not what the budget buys (a model at another budget places the others anew)."""
-        ranged = self.arrays.budget_bounded & ~self.arrays.concave
+        """The S-shaped curves' breakpoints that hold at any budget (not :attr:`hill_budget_ranges`)."""
+        ranged = self.hill_budget_ranges
         return {i: xs for i, xs in self.hill_breakpoints.items() if not ranged[i]}
 
     @property
@@ -155,73 +150,6 @@ class BuiltModel:
         """True when the model has binary or integer variables (a MIP)."""
         m = self.model
         return bool(len(m.B) or len(m.L) or len(m.H))
-
-
-def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarray) -> None:
-    """The on/off and whole-lot terms of the sources' hours ``m.x``: ``B``, ``buy``,
-    ``buy_upper``, ``buy_lower`` (a minimum order or a fee), ``L``, ``lots``, ``lot_row``."""
-    m.B = pyo.Set(initialize=np.flatnonzero(a.binary).tolist(), ordered=True)
-    m.buy = pyo.Var(m.B, domain=pyo.Binary)
-
-    def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
-        return _m.x[i] <= float(a.bound[i]) * _m.buy[i]
-
-    def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
-        return _m.x[i] >= float(min_order[i]) * _m.buy[i]
-
-    def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Source i in whole lots: x_i = lot_i · n_i."""
-        return _m.x[i] == float(a.lots[i]) * _m.lots[i]
-
-    m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
-    m.buy_lower = pyo.Constraint(m.B, rule=buy_lower_rule)
-    m.L = pyo.Set(initialize=np.flatnonzero(a.lots > 0).tolist(), ordered=True)
-    m.lots = pyo.Var(m.L, domain=pyo.NonNegativeIntegers,
-                     bounds=lambda _m, i: (0, math.floor(a.upper[i] / a.lots[i] + LOT_FLOOR_MARGIN)))  # fmt: skip
-    m.lot_row = pyo.Constraint(m.L, rule=lot_rule)
-
-
-def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequence[Any], n: int) -> None:
-    """``lot_value`` and ``buy_value``: what a concave curve read at a source's hours bought in
-    whole lots or on/off can be credited, on the integers themselves, where its first tangent
-    point lies right of the hours held (:func:`procure.curves.smallest_tangent_hours`).
-
-    With f(x) = v(a (h0 + x)) concave and nondecreasing in the hours x, whole lots give
-    f(n L) ≤ f(0) + n (f(L) − f(0)) (the increments over consecutive lots do not grow), and
-    x ≤ ub · buy gives f(x) ≤ f(0) + buy (f(ub) − f(0)). Both hold at every integer point, so
-    the model stays an upper bound; at n = 0 or buy = 0 they credit exactly f(0), which the
-    tangent cuts cannot where a curve is vertical at 0 (a hill curve with s < 1 and no hours
-    held: its first tangent, a little right of 0, still credits its intercept at 0).
-    """
-    # where the first tangent sits right of the hours held: a curve the cuts cannot close at 0
-    if not len(m.L) and not len(m.B):
-        m.Jl, m.Jb = pyo.Set(initialize=[], ordered=True), pyo.Set(initialize=[], ordered=True)
-        m.lot_value, m.buy_value = pyo.Constraint(m.Jl), pyo.Constraint(m.Jb)
-        return
-    short = c.rate * c.held < np.asarray(smallest_tangent_hours(c.curve, c.k), dtype=float)
-    own = [j for j in range(len(c.rate)) if c.concave[j] and short[j] and arguments[j] is m.x[j % n]]
-    _e, at_zero = c.value_of(np.zeros(len(c.rate)))
-    lots = [j for j in own if (j % n) in m.L]
-    _e, at_lot = c.value_of(np.where(c.lots > 0, c.lots, 0.0))
-    # at the bound of the big-M row x ≤ bound · buy: with buy fixed at 1 the chord then bounds
-    # no hours a row stops (f is nondecreasing, so f(bound) bounds f at every hour up to it)
-    bought = [j for j in own if (j % n) in m.B and math.isfinite(c.bound[j])]
-    _e, at_top = c.value_of(np.where(np.isfinite(c.bound), c.bound, 0.0))
-
-    def lot_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """Curve j in whole lots: z_j ≤ f(0) + n_s (f(L) − f(0))."""
-        return _m.z[j] - float(at_lot[j] - at_zero[j]) * _m.lots[j % n] <= float(at_zero[j])
-
-    def buy_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """Curve j bought on/off: z_j ≤ f(0) + buy_s (f(ub) − f(0))."""
-        return _m.z[j] - float(at_top[j] - at_zero[j]) * _m.buy[j % n] <= float(at_zero[j])
-
-    m.Jl = pyo.Set(initialize=lots, ordered=True)
-    m.lot_value = pyo.Constraint(m.Jl, rule=lot_value_rule)
-    m.Jb = pyo.Set(initialize=bought, ordered=True)
-    m.buy_value = pyo.Constraint(m.Jb, rule=buy_value_rule)
 
 
 def build(
@@ -364,9 +292,9 @@ def build(
         mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
         capacity_names=capacity_names,
         objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
+        at=at,
+        budget_dependent=isinstance(sp, Infrastructure),
     )
-    built.budget_dependent = isinstance(sp, Infrastructure)
-    built.at = at
     guided = (
         dual_guide and fixed_hours is None and periods is None and (eligible(a) if sp.certain else qualifies(sp, a))  # type: ignore[arg-type]
     )

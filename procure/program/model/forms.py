@@ -246,9 +246,7 @@ def chord_rise(
     m = (f1 - f0) / np.where(width > 0, width, 1.0)
     e_turn = value.hill_turn(k, shape)
     steepest = rate * np.asarray(value.derivative(e_turn, "hill", k, shape), dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_turn = np.where(rate > 0, e_turn / rate - held, np.inf)
-    lo = np.clip(x_turn, x0, x1)  # where the falling part of the segment starts
+    lo = np.clip(value.hill_turn_hours(rate, held, k, shape), x0, x1)  # where the falling part of the segment starts
     hi = x1.copy()
     has = (width > 0) & (slope(lo) > m) & (slope(x1) < m)
     for _ in range(ROOT_STEPS):

@@ -78,7 +78,6 @@ class HighsModel:
         self.x_cols = first["x"] + np.arange(len(m.x), dtype=np.int64)
         self.z_cols = first["z"] + np.arange(len(m.z), dtype=np.int64)
         #: Per curve, the column of the hours its value is read at (cuts are rows in it).
-        assert built.at is not None
         self.w_cols = built.at.columns(first)
         #: The columns of the variables of a period or infrastructure axis, by name (``y``, ``q``,
         #: ``rented``, ``core``, ``keep``), in their index order.

@@ -79,6 +79,15 @@ def hill_turn(k: ArrayLike, shape: ArrayLike) -> np.ndarray:
         return np.asarray(k * ((s - 1.0) / (s + 1.0)) ** (1.0 / s), dtype=float)
 
 
+def hill_turn_hours(rate: ArrayLike, held: ArrayLike, k: ArrayLike, shape: ArrayLike) -> np.ndarray:
+    """Hours bought at which a hill curve read at ``rate · (held + hours)`` reaches its
+    inflection (:func:`hill_turn`), ``e_turn / rate − held`` (negative where the hours held pass
+    it; inf where the rate is 0) [h]."""
+    rate, held = np.asarray(rate, dtype=float), np.asarray(held, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where(rate > 0, hill_turn(k, shape) / rate - held, np.inf), dtype=float)
+
+
 def is_concave(curve: ArrayLike, shape: ArrayLike = np.nan) -> ArrayLike:
     """True where the curve is concave: all but hill with ``s > 1`` (False for an unknown name)."""
     c, s = np.broadcast_arrays(np.asarray(curve), np.asarray(shape, dtype=float))

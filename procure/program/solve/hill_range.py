@@ -81,9 +81,9 @@ class HillGain:
         self.rate, self.held, self.k, self.s = a.rate[curves], a.held[curves], a.k[curves], a.shape[curves]
         self.price, self.top = price, top
         e_turn = value.hill_turn(self.k, self.s)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x_turn = np.where(self.rate > 0, e_turn / self.rate - self.held, np.inf)
-        self.turn = np.clip(x_turn, 0.0, top)  # where the concave part starts
+        self.turn = np.clip(
+            value.hill_turn_hours(self.rate, self.held, self.k, self.s), 0.0, top
+        )  # where the concave part starts
         has = (self._slope(self.turn) > 0) & (self._slope(top) < 0)  # slope − p falls from + to − there
         r_lo, r_hi = self.turn.copy(), top.copy()
         for _ in range(BISECTION_STEPS):
@@ -246,11 +246,8 @@ def convex_reach(a: CurveArrays) -> np.ndarray:
     """Per curve, the hours up to which an S-shaped (hill, s > 1) curve is convex, its
     inflection ``k ((s − 1)/(s + 1))^(1/s)`` in hours (0 where the hours held pass it; NaN for
     the other curves) [h]."""
-    hill = ~a.concave
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e_turn = value.hill_turn(a.k, a.shape)
-        x_turn = np.where(a.rate > 0, e_turn / a.rate - a.held, np.inf)
-    return np.where(hill, np.maximum(x_turn, 0.0), np.nan)
+    x_turn = value.hill_turn_hours(a.rate, a.held, a.k, a.shape)
+    return np.where(~a.concave, np.maximum(x_turn, 0.0), np.nan)
 
 
 def narrowed_breakpoints(a: CurveArrays, narrowed: np.ndarray, count: int,

@@ -215,8 +215,7 @@ def _steepest_hours(a: CurveArrays) -> np.ndarray:
     """Hours bought at which each S-shaped hill curve (s > 1) is steepest,
     ``e = k ((s − 1)/(s + 1))^(1/s)`` in effective hours; inf for every other curve [h]."""
     hill = (a.curve == "hill") & ~a.concave & (a.rate > 0)
-    with np.errstate(all="ignore"):
-        return np.where(hill, value.hill_turn(a.k, a.shape) / a.rate - a.held, np.inf)
+    return np.where(hill, value.hill_turn_hours(a.rate, a.held, a.k, a.shape), np.inf)
 
 
 def _bend(a: CurveArrays, curves: np.ndarray, e: np.ndarray) -> np.ndarray:

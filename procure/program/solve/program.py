@@ -202,11 +202,8 @@ class Program:
 
     @property
     def model(self) -> pyo.ConcreteModel:
-        """The Pyomo model: the program that is solved, its cuts and piecewise forms included.
-
-        Solved by any Pyomo solver it gives the plan's upper bound; ``model.write("plan.lp")``
-        writes the program that was solved.
-        """
+        """The Pyomo model: the program that is solved, cuts and piecewise forms included (any
+        Pyomo solver gives the plan's upper bound from it; ``model.write("plan.lp")`` writes it)."""
         return self.built.model
 
     @property
@@ -250,15 +247,14 @@ class Program:
 
     def at_budget(self, budget: float) -> None:
         """Put the built model at ``budget``, rebuilding only where a bound would loosen, was
-        proven at another budget (:attr:`narrowed`), or an S-shaped curve's breakpoints were
-        placed over what another budget buys (its row could stop it on one, where the form's
-        fixed integers would share the budget's price)."""
+        proven at another budget (:attr:`narrowed`), or breakpoints were placed over what
+        another budget buys (:attr:`procure.program.model.build.BuiltModel.hill_budget_ranges`)."""
         b = self._built
         bounded = b is not None and (b.budget_dependent or b.budget_bounds)
         moved = b is not None and budget != self.budget
         if moved:  # the best plan known and a plan's place on a narrowed bound were this budget's
             self.incumbent, self.narrowing = -math.inf, True
-        again = b is not None and moved and (self.narrowed is not None or b.hill_budget_ranges)
+        again = b is not None and moved and (self.narrowed is not None or b.hill_budget_ranges.any())
         if b is None or (bounded and budget > b.bounds_budget) or again:
             self._build(self._with_budget(budget), hill_breakpoints=None if b is None else b.own_breakpoints())
         else:
