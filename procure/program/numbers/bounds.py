@@ -9,7 +9,7 @@ scenarios. No Pyomo here: the builder (:mod:`procure.program.model.build`) reads
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -116,6 +116,12 @@ def model_bound(upper: np.ndarray, available: np.ndarray) -> np.ndarray:
     return np.where(upper < available, np.minimum(available, DERIVED_BOUND * upper), upper)
 
 
+def _afford(cost: np.ndarray, budget: float) -> np.ndarray:
+    """Hours ``budget`` [$] buys at each ``cost`` [$/h] (inf where the hour is free) [h]."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
+
+
 def _afford_bounds(
     cost: np.ndarray, budget: float, room: np.ndarray, concave: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -128,8 +134,7 @@ def _afford_bounds(
     and the budget is the one finite number that bounds its hours. The model's bound is
     :func:`model_bound`'s, beyond this range, so the budget row binds first and λ is its dual.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        afford = np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
+    afford = _afford(cost, budget)
     bounded = (~np.isfinite(room) | ~concave) & (afford < room)
     return np.where(bounded, afford, room), bounded
 
@@ -193,18 +198,16 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
     SolveError
         With recourse, a source whose later hours cost nothing, unlimited: no ceiling.
     """
-    count = sp.count
 
     def tile(v: np.ndarray) -> np.ndarray:
-        return np.tile(v, count)
+        return np.tile(v, sp.count)
 
-    room, concave = tile(a.room), tile(a.concave)
-    if sp.recourse_price_x is None:
-        upper, bounded, bound = tile(a.upper), tile(a.budget_bounded), tile(a.bound)
-    else:
+    c = {f.name: tile(getattr(a, f.name)) for f in fields(CurveArrays)}
+    c.update(rate=sp.rate.ravel().astype(float), k=sp.saturation_hours.ravel().astype(float))
+    if sp.recourse_price_x is not None:
         later = np.where(tile(sp.later_ok), sp.recourse_price_x * sp.later_cost.ravel(), np.inf)
         cheapest = np.minimum(tile(sp.base.cost), later)
-        upper, bounded = _afford_bounds(cheapest, float(sp.base.budget or 0.0), room, concave)
+        upper, c["budget_bounded"] = _afford_bounds(cheapest, float(sp.base.budget or 0.0), c["room"], c["concave"])
         free = ~np.isfinite(upper)
         if free.any():
             j = int(np.flatnonzero(free)[0])
@@ -214,21 +217,8 @@ def curve_arrays(sp: ScenarioProblem, a: CurveArrays) -> CurveArrays:
                 "it available_hours or a price",
                 Reason.UNBOUNDED,
             )
-        bound = model_bound(upper, tile(sp.base.column("available_hours")))
-    return CurveArrays(
-        rate=sp.rate.ravel().astype(float),
-        held=tile(a.held),
-        room=room,
-        upper=upper,
-        budget_bounded=bounded,
-        curve=tile(a.curve),
-        k=sp.saturation_hours.ravel().astype(float),
-        shape=tile(a.shape),
-        concave=concave,
-        binary=tile(a.binary),
-        lots=tile(a.lots),
-        bound=bound,
-    )
+        c.update(upper=upper, bound=model_bound(upper, tile(sp.base.column("available_hours"))))
+    return CurveArrays(**c)
 
 
 def check_lots(problem: Problem, a: CurveArrays, budget: float) -> None:
@@ -240,10 +230,8 @@ def check_lots(problem: Problem, a: CurveArrays, budget: float) -> None:
     SolveError
         Naming the source, its lot, the hours it could take and what to give instead.
     """
-    cost = problem.cost
+    hours = np.minimum(a.upper, _afford(problem.cost, budget))
     with np.errstate(divide="ignore", invalid="ignore"):
-        afford = np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
-        hours = np.minimum(a.upper, afford)
         count = np.where(a.lots > 0, hours / np.where(a.lots > 0, a.lots, 1.0), 0.0)
     wide = np.flatnonzero(count > MOST_LOTS)
     if len(wide):

@@ -37,7 +37,7 @@ from ...ledger import SOURCE_COLUMNS, Cluster, transport
 from ...ledger.schema import FORMAT_JOIN, FORMATS
 from ...pipeline import bill
 from ...spec import did_you_mean
-from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem, cluster_capacity
 
 #: Hours in a month (365.25 × 24 / 12), for storage rented by the GB-month over the window [h].
 HOURS_PER_MONTH = 730.5
@@ -240,48 +240,33 @@ def infrastructure(
               ("bytes_usd", "cores_usd", "idle_usd", "pixels_per_token", "core_fps_1080p",
                *(col for col, _unit in CAPACITIES.values()))}  # fmt: skip
     frames = bill.frames_per_hour(sources["cameras"].to_numpy(float), sources["fps"].to_numpy(float))
-    fields = ("source", "format", "choice", "cost", "bill", "reformat", "ppt")
-    rows: dict[str, list[np.ndarray]] = {k: [] for k in fields}
-    usage: dict[str, list[np.ndarray]] = {name: [] for name in CAPACITIES}
+    once = np.zeros(len(stacked))  # each row's one-time cost of its format [$/h]
     held_usage: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     capacity: dict[str, list[float]] = {name: [] for name in CAPACITIES}
     recorded_least: dict[str, np.ndarray] = {}
     for b, (c, fmt) in enumerate(blocks):
         at = slice(b * n, (b + 1) * n)
         if fmt == "recorded":  # each count's first block
-            cl = cluster.replace(cores_per_accelerator=float(counts[c]))
-            capacity["accelerator_hours"].append(cl.accelerator_hours_capacity)
-            capacity["core_hours"].append(cl.core_hours_capacity)
-            capacity["storage_gb"].append(cl.storage_gb)
+            limits = cluster_capacity(cluster.replace(cores_per_accelerator=float(counts[c])))
             recorded = at
             for name, (col, _unit) in CAPACITIES.items():
+                capacity[name].append(limits[name])
                 per_hour = column[col][at]
                 held_usage[name].append(float(per_hour @ problem.held))
                 recorded_least[name] = np.minimum(recorded_least.get(name, per_hour), per_hour)
-        takes = np.flatnonzero(kept[fmt])
-        if len(takes) == 0:
-            continue
-        once = np.zeros(n)
-        if fmt != "recorded":
+        else:
             side = cluster.input_side if fmt == "model_side" else 0.0
             hours = bill.reformat_core_hours(frames, sources["width"].to_numpy(float),
                                              sources["height"].to_numpy(float), column["core_fps_1080p"][recorded],
                                              side, side, cluster.encode_fps_1080p)  # fmt: skip
-            once = np.asarray(hours, dtype=float) * cluster.core_usd_per_hour
-        bytes_usd, cores_usd, idle_usd = (column[k][at][takes] for k in ("bytes_usd", "cores_usd", "idle_usd"))
-        charge = np.asarray(bill.at_byte_price_x(bytes_usd, cores_usd, idle_usd, byte_price_x)[1], dtype=float)
-        rows["source"].append(takes)
-        rows["format"].append(np.full(len(takes), fmt))
-        rows["choice"].append(np.full(len(takes), c))
-        rows["bill"].append(charge)
-        rows["reformat"].append(once[takes])
-        rows["cost"].append(price[takes] + charge + once[takes])
-        rows["ppt"].append(column["pixels_per_token"][at][takes])
-        for name, (col, _unit) in CAPACITIES.items():
-            usage[name].append(column[col][at][takes])
-    source = np.concatenate(rows["source"]).astype(np.int64)
-    cost = np.concatenate(rows["cost"])
-    use = {name: np.concatenate(v) for name, v in usage.items()}
+            once[at] = np.asarray(hours, dtype=float) * cluster.core_usd_per_hour
+    # The options: the stacked rows of the formats each source may take.
+    takes = np.concatenate([kept[fmt] for _c, fmt in blocks])
+    source = np.tile(np.arange(n, dtype=np.int64), len(blocks))[takes]
+    bytes_usd, cores_usd, idle_usd = (column[k][takes] for k in ("bytes_usd", "cores_usd", "idle_usd"))
+    charge = np.asarray(bill.at_byte_price_x(bytes_usd, cores_usd, idle_usd, byte_price_x)[1], dtype=float)
+    cost = np.tile(price, len(blocks))[takes] + charge + once[takes]
+    use = {name: column[col][takes] for name, (col, _unit) in CAPACITIES.items()}
     # The base problem: the cheapest option's cost and the least use of each source, so that the
     # bounds built from it hold for every option.
     least_cost = np.full(n, np.inf)
@@ -289,20 +274,13 @@ def infrastructure(
     s = problem.sources.copy()
     s["transport_usd_per_hour"] = least_cost - price
     for name in CAPACITIES:
-        least = np.minimum(np.full(n, np.inf), recorded_least[name])  # held hours stay recorded
-        np.minimum.at(least, source, use[name])
-        s[name] = least
-    rents: dict[str, tuple[float, float]] = {}
-    if rent:
-        for name, (limit_key, price_key) in RENT_KEYS.items():
-            limit = float(getattr(cluster, limit_key))
-            unit = float(getattr(cluster, price_key))
-            if name == "storage_gb":
-                unit *= cluster.window_hours / HOURS_PER_MONTH
-            if limit > 0:
-                rents[name] = (limit, unit)
+        np.minimum.at(recorded_least[name], source, use[name])  # held hours stay recorded
+        s[name] = recorded_least[name]
+    months = {"storage_gb": cluster.window_hours / HOURS_PER_MONTH}  # storage is rented by the GB-month
+    rents = {name: (float(getattr(cluster, most)), float(getattr(cluster, unit)) * months.get(name, 1.0))
+             for name, (most, unit) in RENT_KEYS.items() if rent and float(getattr(cluster, most)) > 0}  # fmt: skip
     caps = {name: np.array(v, dtype=float) for name, v in capacity.items()}
-    formats_of = np.concatenate(rows["format"])
+    formats_of = np.repeat([fmt for _c, fmt in blocks], n)[takes]
     if "decoded" in formats_of and np.all(caps["storage_gb"] <= 0) and "storage_gb" not in rents:
         raise invalid("formats", "decoded", "there is no storage to keep decoded frames in (storage_gb is 0 and none "
                       "may be rented): give storage or leave decoded out")  # fmt: skip
@@ -316,11 +294,11 @@ def infrastructure(
         base=base,
         source=source,
         format=formats_of,
-        choice=np.concatenate(rows["choice"]).astype(np.int64),
+        choice=np.repeat(np.array([c for c, _fmt in blocks], dtype=np.int64), n)[takes],
         cost=cost,
-        bill=np.concatenate(rows["bill"]),
-        reformat_usd=np.concatenate(rows["reformat"]),
-        pixels_per_token=np.concatenate(rows["ppt"]),
+        bill=charge,
+        reformat_usd=once[takes],
+        pixels_per_token=column["pixels_per_token"][takes],
         usage=use,
         held_usage={name: np.array(v, dtype=float) for name, v in held_usage.items()},
         capacity=caps,

@@ -194,12 +194,9 @@ class PeriodProblem:
     def spend_matrix(self, scenario: int = 0) -> np.ndarray:
         """Money of period ``t`` spent by one hour bought in period ``τ``, ``[t, τ, s]`` [$/h], in
         a scenario: its price in ``τ`` when ``t = τ`` plus its bill at run ``t`` when ``τ ≤ t``."""
-        T, n = self.periods, self.n
-        price = self.prices[scenario]
-        out = np.zeros((T, T, n))
-        for t in range(T):
-            out[t, : t + 1, :] += self.bill[None, :]
-            out[t, t, :] += price[t]
+        T = self.periods
+        out = np.tril(np.ones((T, T)))[:, :, None] * self.bill[None, None, :]
+        out[range(T), range(T)] += self.prices[scenario]
         return out
 
 
@@ -238,9 +235,7 @@ def period_problem(problem: Problem, periods: Periods, *, carry: bool = True) ->
                 "held_hours",
                 Reason.INFEASIBLE,
             )
-    cheapest = price.min(axis=0)
-    s = problem.sources.copy()
-    s["price_usd_per_hour"] = cheapest
+    s = problem.sources.assign(price_usd_per_hour=price.min(axis=0))
     base = replace(problem, sources=s, capacity={k: float(v.max()) for k, v in capacity.items()})
     return PeriodProblem(
         base=base,
@@ -263,12 +258,10 @@ def single_period(pp: PeriodProblem) -> Problem:
     if pp.count != 1:
         raise invalid("periods", pp.count, "a single-period problem has one period and no scenarios")
     p = pp.base
-    s = p.sources.copy()
-    s["price_usd_per_hour"] = pp.price[0]
-    s["available_hours"] = np.minimum(p.column("available_hours"), pp.available[0])
-    phi = pp.age[0, 0]
-    s["shelf_life_factor"] = phi
-    s["rate"] = pp.quality * phi
+    phi, available = pp.age[0, 0], np.minimum(p.column("available_hours"), pp.available[0])
+    s = p.sources.assign(
+        price_usd_per_hour=pp.price[0], available_hours=available, shelf_life_factor=phi, rate=pp.quality * phi
+    )
     capacity = {name: float(limit[0]) for name, limit in pp.capacity.items()}
     return replace(p, sources=s, capacity=capacity)
 
@@ -300,8 +293,7 @@ def with_scenarios(pp: PeriodProblem, sp: ScenarioProblem) -> PeriodProblem:
     prices = np.repeat(pp.price[None, :, :], sp.count, axis=0)
     zero = ledger_price[None, :] == 0
     prices[:, 1:, :] = np.where(zero[:, None, :], later[:, None, :], prices[:, 1:, :] * scale[:, None, :])
-    s = pp.base.sources.copy()
-    s["price_usd_per_hour"] = np.minimum(base_price, prices.min(axis=(0, 1)))
+    s = pp.base.sources.assign(price_usd_per_hour=np.minimum(base_price, prices.min(axis=(0, 1))))
     phi = sp.base.column("shelf_life_factor")
     with np.errstate(divide="ignore", invalid="ignore"):
         quality = np.where(phi[None, :] > 0, sp.rate / np.where(phi > 0, phi, 1.0)[None, :], 0.0)

@@ -10,7 +10,7 @@ next hour.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -40,11 +40,6 @@ class Mode(StrEnum):
 def check_budget(budget: float) -> float:
     """A budget as a float [$] (``OPTION_FIELDS["budget"]``), or an :class:`InputError` naming it."""
     return check(OPTION_FIELDS["budget"], budget)
-
-
-def check_target(target: float) -> float:
-    """A target as a float [own-hour equivalents] (``OPTION_FIELDS["target"]``), or an :class:`InputError`."""
-    return check(OPTION_FIELDS["target"], target)
 
 
 #: Key under which a problem keeps its all-in cost beside its columns.
@@ -126,25 +121,23 @@ class Problem:
             return Mode.TARGET
         raise InputError(f"budget and target: give exactly one ({EXACTLY_ONE})")
 
+    def _kept(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """The array ``make()`` gives, made once and kept read-only under ``key``."""
+        found = self._columns.get(key)
+        if found is None:
+            found = self._columns[key] = make()
+            found.setflags(write=False)
+        return found
+
     def column(self, name: str) -> np.ndarray:
         """One column of :attr:`sources` as floats, in source order (read once, read-only: a
         problem is not changed in place; :func:`dataclasses.replace` makes a new one)."""
-        found = self._columns.get(name)
-        if found is None:
-            found = self.sources[name].to_numpy(dtype=float, copy=True)
-            found.setflags(write=False)
-            self._columns[name] = found
-        return found
+        return self._kept(name, lambda: self.sources[name].to_numpy(dtype=float, copy=True))
 
     @property
     def curves(self) -> np.ndarray:
         """Each source's value curve by name, as strings (read once, read-only)."""
-        found = self._columns.get(CURVES)
-        if found is None:
-            found = self.sources["curve"].to_numpy(str)
-            found.setflags(write=False)
-            self._columns[CURVES] = found
-        return found
+        return self._kept(CURVES, lambda: self.sources["curve"].to_numpy(str))
 
     def asking(self, **question: object) -> Problem:
         """The same sources asked another question: any of ``budget``, ``target``,
@@ -160,16 +153,8 @@ class Problem:
     def _with_columns(self, changed: Mapping[str, np.ndarray]) -> Problem:
         """The problem with the columns ``changed`` (name → new values) replaced: the other
         columns read so far are kept, the all-in cost not."""
-        sources = self.sources.copy()
-        out = replace(self, sources=sources)
-        kept = {k: v for k, v in self._columns.items() if k not in changed and k != ALL_IN}
-        for name, values in changed.items():
-            values = np.asarray(values, dtype=float)
-            sources[name] = values
-            column = values.copy()
-            column.setflags(write=False)
-            kept[name] = column
-        out._columns.update(kept)
+        out = replace(self, sources=self.sources.assign(**{k: np.asarray(v, dtype=float) for k, v in changed.items()}))
+        out._columns.update({k: v for k, v in self._columns.items() if k not in changed and k != ALL_IN})
         if set(changed) <= set(PRICE_COLUMNS):
             object.__setattr__(out, "_numbers", self._numbers)
         return out
@@ -234,12 +219,7 @@ class Problem:
     @property
     def cost(self) -> np.ndarray:
         """All-in price of one hour bought, purchase + transport [$/h] (read-only)."""
-        found = self._columns.get(ALL_IN)
-        if found is None:
-            found = self.column("price_usd_per_hour") + self.column("transport_usd_per_hour")
-            found.setflags(write=False)
-            self._columns[ALL_IN] = found
-        return found
+        return self._kept(ALL_IN, lambda: self.column("price_usd_per_hour") + self.column("transport_usd_per_hour"))
 
     def usage(self, name: str) -> np.ndarray:
         """Use of capacity ``name`` per recorded hour [its unit per h]."""
@@ -265,6 +245,12 @@ class Problem:
         price = np.asarray(cost, dtype=float) - self.column("transport_usd_per_hour")
         share = bill.share_of_price(self.column("transport_usd_per_hour"), price)
         return self._with_columns({"price_usd_per_hour": price, "transport_share": share})
+
+
+def cluster_capacity(cluster: Cluster) -> dict[str, float]:
+    """The limit of each capacity (:data:`CAPACITIES`) in the training window on ``cluster`` [its unit]."""
+    return {"accelerator_hours": cluster.accelerator_hours_capacity, "core_hours": cluster.core_hours_capacity,
+            "storage_gb": cluster.storage_gb}  # fmt: skip
 
 
 def _held_overrides(sources: pd.DataFrame, held: Mapping[str, float]) -> pd.DataFrame:
@@ -327,12 +313,7 @@ def price_ledger(
     )
     for name, (column, _unit) in CAPACITIES.items():
         s[name] = table[column].astype(float)
-    capacity = {
-        "accelerator_hours": cl.accelerator_hours_capacity,
-        "core_hours": cl.core_hours_capacity,
-        "storage_gb": cl.storage_gb,
-    }
-    return Problem(sources=s, capacity=capacity)
+    return Problem(sources=s, capacity=cluster_capacity(cl))
 
 
 def from_ledger(
@@ -370,7 +351,6 @@ def from_ledger(
     if (budget is None) == (target is None):
         raise InputError(f"budget and target: give exactly one ({EXACTLY_ONE})")
     budget = check_budget(budget) if budget is not None else None
-    target = check_target(target) if target is not None else None
+    target = check(OPTION_FIELDS["target"], target) if target is not None else None
     priced = price_ledger(ledger, cluster=cluster, held=held)
-    s = priced.sources
-    return replace(priced, budget=budget, target=target, max_share=checked_shares(s, max_share or {}))
+    return replace(priced, budget=budget, target=target, max_share=checked_shares(priced.sources, max_share or {}))

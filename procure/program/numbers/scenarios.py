@@ -141,14 +141,8 @@ class ScenarioProblem:
         """The scenarios ``indices`` alone, in that order, over the same base problem; their
         probabilities as they are (a part of the distribution, for per-scenario work)."""
         i = np.asarray(indices, dtype=np.int64)
-        return replace(
-            self,
-            names=tuple(self.names[j] for j in i),
-            probability=self.probability[i],
-            rate=self.rate[i],
-            saturation_hours=self.saturation_hours[i],
-            later_cost=self.later_cost[i],
-        )
+        rows = {name: getattr(self, name)[i] for name in ("probability", "rate", "saturation_hours", "later_cost")}
+        return replace(self, names=tuple(self.names[j] for j in i), **rows)
 
     def mean(self) -> Problem:
         """The deterministic problem of the mean scenario: each uncertain number's
@@ -194,14 +188,8 @@ def one_scenario(problem: Problem) -> ScenarioProblem:
 
 
 def _with_curves(problem: Problem, rate: np.ndarray, k: np.ndarray) -> Problem:
-    s = problem.sources.copy()
-    s["rate"] = np.asarray(rate, dtype=float)
-    s["saturation_hours"] = np.asarray(k, dtype=float)
+    s = problem.sources.assign(rate=np.asarray(rate, dtype=float), saturation_hours=np.asarray(k, dtype=float))
     return replace(problem, sources=s)
-
-
-def _check_share(name: str, x: float, *, low_open: bool) -> float:
-    return check(OPTION_FIELDS[name], x)
 
 
 def scenario_problem(
@@ -222,25 +210,22 @@ def scenario_problem(
     """
     if problem.mode is not Mode.BUDGET:
         raise invalid("target", problem.target, "scenarios are solved for a budget: give --budget, not --target")
-    alpha = _check_share("risk_alpha", risk_alpha, low_open=True)
-    weight = _check_share("risk_weight", risk_weight, low_open=False)
+    alpha = check(OPTION_FIELDS["risk_alpha"], risk_alpha)
+    weight = check(OPTION_FIELDS["risk_weight"], risk_weight)
     if recourse_price_x is not None:
         check(OPTION_FIELDS["recourse_price_x"], recourse_price_x)
     v = scenarios.values
     if v["exchange_rate"].shape[1] != problem.n:
         raise invalid("scenarios", scenarios.origin, f"are for {v['exchange_rate'].shape[1]} sources, not {problem.n}")
-    s = problem.sources
-    phi = s["shelf_life_factor"].to_numpy(dtype=float)
-    rho_sigma = v["exchange_rate"] * v["survival"]
-    transport = s["transport_usd_per_hour"].to_numpy(dtype=float)
+    phi = problem.column("shelf_life_factor")
     mean = scenarios.mean()
     return ScenarioProblem(
         base=problem,
         names=scenarios.names,
         probability=np.asarray(scenarios.probability, dtype=float),
-        rate=rho_sigma * phi[None, :],
+        rate=v["exchange_rate"] * v["survival"] * phi[None, :],
         saturation_hours=np.asarray(v["saturation_hours"], dtype=float),
-        later_cost=v["price_usd_per_hour"] + transport[None, :],
+        later_cost=v["price_usd_per_hour"] + problem.column("transport_usd_per_hour")[None, :],
         mean_rate=mean["exchange_rate"] * mean["survival"] * phi,
         risk_alpha=alpha,
         risk_weight=weight,

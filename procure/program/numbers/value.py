@@ -27,19 +27,12 @@ from ...curves import MOST_SHAPE, REGISTRY, Curve, CurveFunction
 CONCAVE = tuple(name for name, c in REGISTRY.items() if bool(c.concave(np.asarray(MOST_SHAPE))))
 
 
-def _arrays(e: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> tuple[np.ndarray, ...]:
-    e_ = np.asarray(e, dtype=float)
-    c = np.asarray(curve)
-    k_ = np.asarray(k, dtype=float)
-    s_ = np.asarray(shape, dtype=float)
-    return tuple(np.broadcast_arrays(e_, c, k_, s_))
-
-
 def _by_curve(
     formula: Callable[[Curve], CurveFunction], x: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike
 ) -> np.ndarray:
     """``formula`` of each element's curve at ``x``, NaN for an unknown curve (broadcast shape)."""
-    x_, c, k_, s_ = _arrays(x, curve, k, shape)
+    as_float = (np.asarray(v, dtype=float) for v in (x, k, shape))
+    x_, k_, s_, c = np.broadcast_arrays(*as_float, np.asarray(curve))
     out = np.full(x_.shape, np.nan)
     with np.errstate(all="ignore"):
         for entry in REGISTRY.values():
@@ -90,13 +83,8 @@ def hill_turn_hours(rate: ArrayLike, held: ArrayLike, k: ArrayLike, shape: Array
 
 def is_concave(curve: ArrayLike, shape: ArrayLike = np.nan) -> ArrayLike:
     """True where the curve is concave: all but hill with ``s > 1`` (False for an unknown name)."""
-    c, s = np.broadcast_arrays(np.asarray(curve), np.asarray(shape, dtype=float))
-    out = np.zeros(c.shape, dtype=bool)
-    for entry in REGISTRY.values():
-        mask = c == entry.name
-        if mask.any():
-            out[mask] = entry.concave(s[mask])
-    return _like(out, curve, shape)
+    concave = _by_curve(lambda c: lambda _e, _k, s: c.concave(s), 0.0, curve, np.nan, shape)
+    return _like(concave == 1.0, curve, shape)
 
 
 def tangent(point: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
