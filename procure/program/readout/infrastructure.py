@@ -91,12 +91,9 @@ def read_infra_plan(inf: Infrastructure, plan: Plan, q: np.ndarray, rented: np.n
     transport = float(sources["transport_usd"].sum())
     capacities = plan.capacities.copy()
     for name in CAPACITIES:
-        hit = capacities["capacity"] == name
         used = float(inf.usage[name] @ q + inf.held_usage[name][c])
         limit = float(inf.capacity[name][c] + (rented[list(inf.rent).index(name)] if name in inf.rent else 0.0))
-        capacities.loc[hit, "used"] = used
-        capacities.loc[hit, "limit"] = limit
-        capacities.loc[hit, "slack"] = limit - used
+        capacities.loc[capacities["capacity"] == name, ["used", "limit", "slack"]] = [used, limit, limit - used]
     info = {
         "cores_per_accelerator": float(inf.cores[c]),
         "rented": {r: float(rented[k]) for k, r in enumerate(inf.rent)},

@@ -28,19 +28,17 @@ def plan_notes(p: Problem, room: np.ndarray, lam: float, spent: float) -> list[s
         budget = float(p.budget or 0.0)
         least = p.least_order_usd
         open_ = room > 0
-        below_every_order = False
-        if budget > 0 and open_.any() and np.all(least[open_] > budget):
+        below_every_order = bool(budget > 0 and open_.any() and np.all(least[open_] > budget))
+        if below_every_order:
             c = int(np.flatnonzero(open_)[np.argmin(least[open_])])
             hours = max(s["min_order_hours"].iloc[c], s["lot_hours"].iloc[c])
             its_fee = float(s["fixed_fee_usd"].iloc[c])
             order = f"{hours:g} h × ${p.cost[c]:,.2f}" + (f" + fee ${its_fee:,.2f}" if its_fee > 0 else "")
-            if hours <= 0:
-                order = f"its fee ${its_fee:,.2f}"
+            order = f"its fee ${its_fee:,.2f}" if hours <= 0 else order
             notes.append(
                 f"the budget ${budget:,.2f} buys nothing: it is below every source's least order, so the plan "
                 f"is the hours held (the least order is {s['source'].iloc[c]!r}: {order} = ${least[c]:,.2f})"
             )
-            below_every_order = True
         for i in np.flatnonzero((least > budget) & (least > 0) & ~too_big & (room > 0)):
             notes.append(
                 f"{s['source'].iloc[i]} cannot be bought: its smallest purchase costs ${least[i]:,.2f}, "

@@ -101,13 +101,11 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     the totals and the periods table are expected values; the schedule has a row per scenario,
     period and source (its first period the same in every scenario)."""
     p, T, n, K = pp.base, pp.periods, pp.n, pp.scenarios
-    s = p.sources
     y = np.clip(np.asarray(y, dtype=float), 0.0, None).reshape(K, T, n)
     prob = pp.chance
     bought_by = np.cumsum(y, axis=1)  # hours bought held at each run
-    fee = p.column("fixed_fee_usd")
     purchase = pp.prices * y
-    purchase[:, 0] += np.where(p.bought(y.sum(axis=1)), fee[None, :], 0.0)
+    purchase[:, 0] += np.where(p.bought(y.sum(axis=1)), p.column("fixed_fee_usd")[None, :], 0.0)
     transport = pp.bill[None, None, :] * bought_by
     aged = np.einsum("uts,kus->kts", pp.age, y) + pp.age[0][None, :, :] * p.held[None, None, :]
     e = pp.qualities[:, None, :] * aged
@@ -117,15 +115,12 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     dual = np.abs(np.asarray(row_duals, dtype=float))
     lam_t = _budget_duals(pp, dual, rows)
     lam = float(pp.share @ lam_t)
-    by_period: dict[str, dict[str, float]] = {}
-    shadow: dict[str, float] = {}
-    for name in (name for name in rows if name != "budget"):
-        d = _by_run(pp, dual, rows[name]).sum(axis=0)
-        shadow[name] = float(d.sum())
-        for t, period in enumerate(pp.names):
-            by_period.setdefault(period, {})[name] = float(d[t])
+    at_run = {name: _by_run(pp, dual, found).sum(axis=0) for name, found in rows.items() if name != "budget"}
+    shadow = {name: float(d.sum()) for name, d in at_run.items()}
     for name in CAPACITIES:
         shadow.setdefault(name, 0.0)
+    by_period = {period: {name: float(d[t]) for name, d in at_run.items()} for t, period in enumerate(pp.names)}
+    by_period = by_period if at_run else {}
     money = pp.money
 
     def mean(a: np.ndarray) -> np.ndarray:
@@ -150,7 +145,7 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     )
     columns = {
         "period": np.tile(np.repeat(list(pp.names), n), K),
-        "source": np.tile(s["source"].to_numpy(str), K * T),
+        "source": np.tile(p.sources["source"].to_numpy(str), K * T),
         "hours": y.ravel(),
         "purchase_usd": purchase.ravel(),
         "transport_usd": transport.ravel(),
@@ -168,10 +163,9 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     # dollars, that over λ (mix bounds left out).
     charged = lam_t[0] * pp.price[0] + lam_t.sum() * pp.bill
     for name in CAPACITIES:
-        mu = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
-        charged = charged + mu.sum() * p.usage(name)
-    dollars = charged / lam if lam > 0 and math.isfinite(lam) else pp.price[0] + T * pp.bill
+        charged = charged + shadow[name] * p.usage(name)
     first_cost = pp.price[0] + T * pp.bill
+    dollars = charged / lam if lam > 0 and math.isfinite(lam) else first_cost
     with np.errstate(divide="ignore", invalid="ignore"):
         per_usd = np.where(dollars > 0, gain / np.where(dollars > 0, dollars, 1.0), 0.0)
         price_only = np.where(first_cost > 0, gain / np.where(first_cost > 0, first_cost, 1.0), 0.0)
@@ -183,7 +177,7 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     totals["value"] = mean(np.einsum("t,kts->ks", pp.weight, v))
     totals["marginal_value_per_usd"] = per_usd
     totals["marginal_value_per_usd_price_only"] = price_only
-    capacities = _capacities(pp, bought_by, by_period, lam)
+    capacities = _capacities(pp, bought_by, at_run, lam)
     spent = float(mean(spend).sum())
     notes = [note for note in plan.notes if not note.startswith("the budget is more than anything can use")]
     if lam == 0 and money.sum() > 0 and spent < money.sum() * (1 - UNSPENT_SHARE):
@@ -191,20 +185,10 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
             f"the money is more than the schedule can use: it spends ${spent:,.2f} of ${money.sum():,.2f}; "
             "availability, capacities or the money of later periods (which pay their runs' bills) bind"
         )
-    return replace(
-        plan,
-        lambda_=lam,
-        shadow_prices=shadow,
-        sources=totals,
-        capacities=capacities,
-        spent_usd=spent,
-        notes=notes,
-        purchase_usd=float(mean(purchase.sum(axis=2)).sum()),
-        transport_usd=float(mean(transport.sum(axis=2)).sum()),
-        periods=periods,
-        schedule=schedule,
-        shadow_prices_by_period=by_period,
-    )
+    return replace(plan, lambda_=lam, shadow_prices=shadow, sources=totals, capacities=capacities, spent_usd=spent,
+                   notes=notes, purchase_usd=float(mean(purchase.sum(axis=2)).sum()),
+                   transport_usd=float(mean(transport.sum(axis=2)).sum()), periods=periods, schedule=schedule,
+                   shadow_prices_by_period=by_period)  # fmt: skip
 
 
 def hours_by_period(schedule: pd.DataFrame) -> pd.DataFrame:
@@ -219,21 +203,19 @@ def hours_by_period(schedule: pd.DataFrame) -> pd.DataFrame:
 def single_period_plan(pp: PeriodProblem, plan: Plan) -> Plan:
     """The plan of a one-period problem solved as today's program (its hours, λ and shadow
     prices exact), with its period and schedule."""
-    rows = {"budget": [0]}
     names = [name for name, price in plan.shadow_prices.items() if name not in CAPACITIES or price != 0]
     duals = np.array([plan.lambda_] + [plan.shadow_prices[name] for name in names])
-    rows |= {name: [q + 1] for q, name in enumerate(names)}
+    rows = {"budget": [0]} | {name: [q + 1] for q, name in enumerate(names)}
     hours = plan.sources["hours"].to_numpy(dtype=float)[None, :]
     out = read_period_plan(pp, plan, hours, duals, rows)
     return replace(out, sources=plan.sources, capacities=plan.capacities, lambda_=plan.lambda_,
                    shadow_prices=plan.shadow_prices)  # fmt: skip
 
 
-def _capacities(pp: PeriodProblem, bought_by: np.ndarray, by_period: dict[str, dict[str, float]],
-                lam: float) -> pd.DataFrame:  # fmt: skip
-    """One row per capacity at one run: the run where its shadow price is highest, else where it
-    is tightest (least slack for its limit), with that run's shadow price and the number of runs
-    at which it binds."""
+def _capacities(pp: PeriodProblem, bought_by: np.ndarray, at_run: dict[str, np.ndarray], lam: float) -> pd.DataFrame:
+    """One row per capacity at one run: the run where its shadow price (``at_run``, by period)
+    is highest, else where it is tightest (least slack for its limit), with that run's shadow
+    price and the number of runs at which it binds."""
     p = pp.base
     out = []
     pricing = lam > 0 and math.isfinite(lam)
@@ -241,7 +223,7 @@ def _capacities(pp: PeriodProblem, bought_by: np.ndarray, by_period: dict[str, d
         use = p.usage(name)
         used = ((bought_by + p.held[None, None, :]) @ use).max(axis=0)  # the most any scenario uses
         limit = pp.capacity[name]
-        prices = np.array([by_period.get(period, {}).get(name, 0.0) for period in pp.names])
+        prices = at_run.get(name, np.zeros(pp.periods))
         with np.errstate(invalid="ignore"):
             room = np.where(np.isfinite(limit), (limit - used) / np.maximum(1.0, np.abs(limit)), np.inf)
         tight = np.isfinite(limit) & (limit - used <= BINDING_TOLERANCE * np.maximum(1.0, np.abs(limit)))

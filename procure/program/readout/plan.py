@@ -217,50 +217,20 @@ class Plan:
         ]  # fmt: skip
         columns += [c for c in ("format", "pixels_per_token") if c in self.sources]
         rows = self.sources[columns].to_dict("records")
-        return jsonable(
-            {
-                "status": self.status,
-                "value": self.value,
-                "value_upper_bound": self.value_upper_bound,
-                "lambda": self.lambda_,
-                "shadow_prices": self.shadow_prices,
-                "plan": rows,
-                "mode": self.mode,
-                "gap": self.gap,
-                "tolerance": self.tolerance,
-                "budget": self.budget,
-                "target": self.target,
-                "spent_usd": self.spent_usd,
-                "purchase_usd": self.purchase_usd,
-                "transport_usd": self.transport_usd,
-                "capacities": self.capacities.to_dict("records"),
-                "binding": self.binding,
-                "rounds": self.rounds,
-                "cuts": self.cuts,
-                "build_seconds": self.build_seconds,
-                "solve_seconds": self.solve_seconds,
-                "notes": self.notes,
-                "money_lower_bound": self.money_lower_bound,
-            }
-            | (
-                {}
-                if self.periods is None or self.schedule is None
-                else {
-                    "periods": self.periods.to_dict("records"),
-                    "schedule": self.schedule.to_dict("records"),
-                    "lambda_by_period": self.lambda_by_period,
-                    "shadow_prices_by_period": self.shadow_prices_by_period,
-                }
-            )
-            | (
-                {}
-                if self.infrastructure is None
-                else {
-                    key: (value.to_dict("records") if isinstance(value, pd.DataFrame) else value)
-                    for key, value in self.infrastructure.items()
-                }
-            )
-        )
+        out = {"status": self.status, "value": self.value, "value_upper_bound": self.value_upper_bound,
+               "lambda": self.lambda_, "shadow_prices": self.shadow_prices, "plan": rows}  # fmt: skip
+        # the keys that are the plan's attributes of the same name, in the JSON's order
+        out |= {key: getattr(self, key) for key in ("mode", "gap", "tolerance", "budget", "target", "spent_usd",
+                                                     "purchase_usd", "transport_usd")}  # fmt: skip
+        out["capacities"] = self.capacities.to_dict("records")
+        out |= {key: getattr(self, key) for key in ("binding", "rounds", "cuts", "build_seconds", "solve_seconds",
+                                                     "notes", "money_lower_bound")}  # fmt: skip
+        if self.periods is not None and self.schedule is not None:
+            out |= {"periods": self.periods.to_dict("records"), "schedule": self.schedule.to_dict("records")}
+            out |= {key: getattr(self, key) for key in ("lambda_by_period", "shadow_prices_by_period")}
+        for key, value in (self.infrastructure or {}).items():
+            out[key] = value.to_dict("records") if isinstance(value, pd.DataFrame) else value
+        return jsonable(out)
 
 
 def read_plan(
@@ -303,15 +273,11 @@ def read_plan(
     money_lower_bound : float, optional
         In target mode, the certified lower bound on the least money [$].
     """
-    p = problem
-    s = p.sources
-    lam = lambda_
-    held = p.held
-    fee = p.column("fixed_fee_usd")
+    p, s, lam, held = problem, problem.sources, lambda_, problem.held
     tol = BINDING_TOLERANCE * np.maximum(1.0, np.where(np.isfinite(room), room, 1.0))
     bought = p.bought(x)
     position = np.where(~bought, "zero", np.where(x >= room - tol, "cap", "between"))
-    purchase = p.column("price_usd_per_hour") * x + np.where(bought, fee, 0.0)
+    purchase = p.column("price_usd_per_hour") * x + np.where(bought, p.column("fixed_fee_usd"), 0.0)
     transport = p.column("transport_usd_per_hour") * x
     e = p.rate * (held + x)
     v = np.asarray(value_at(e, p.curves, p.column("saturation_hours"), p.column("curve_shape")), float)
@@ -359,25 +325,10 @@ def read_plan(
     spent = float(purchase.sum() + transport.sum())
     notes = plan_notes(p, room, lam, spent)
     return Plan(
-        mode=p.mode,
-        status=status_of(gap, tolerance),
-        value=value,
-        value_upper_bound=value_upper_bound,
-        gap=gap,
-        tolerance=tolerance,
-        lambda_=lam,
-        shadow_prices=shadow_prices,
-        sources=sources,
-        capacities=pd.DataFrame(caps),
-        budget=float(p.budget) if p.budget is not None else math.nan,
-        spent_usd=spent,
-        purchase_usd=float(purchase.sum()),
-        transport_usd=float(transport.sum()),
-        target=float(p.target) if p.target is not None else math.nan,
-        rounds=rounds,
-        cuts=cuts,
-        build_seconds=build_seconds,
-        solve_seconds=solve_seconds,
-        notes=notes,
-        money_lower_bound=money_lower_bound,
-    )
+        mode=p.mode, status=status_of(gap, tolerance), value=value, value_upper_bound=value_upper_bound, gap=gap,
+        tolerance=tolerance, lambda_=lam, shadow_prices=shadow_prices, sources=sources, capacities=pd.DataFrame(caps),
+        budget=float(p.budget) if p.budget is not None else math.nan, spent_usd=spent,
+        purchase_usd=float(purchase.sum()), transport_usd=float(transport.sum()),
+        target=float(p.target) if p.target is not None else math.nan, rounds=rounds, cuts=cuts,
+        build_seconds=build_seconds, solve_seconds=solve_seconds, notes=notes, money_lower_bound=money_lower_bound,
+    )  # fmt: skip

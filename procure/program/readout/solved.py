@@ -80,22 +80,10 @@ def plan_of(
     rounds and gap it took, target mode's ``money_lower_bound`` [$], the solve's start ``t0``
     (:func:`time.perf_counter`) [s]; ``single`` is the one-period problem solved as today's
     program, read out over its period; ``build_seconds`` the model's build time [s]."""
-    plan = read_plan(
-        program.problem,
-        x=r.x,
-        room=program.built.room,
-        value=r.value,
-        value_upper_bound=r.upper,
-        gap=gap,
-        tolerance=program.tolerance,
-        lambda_=lam,
-        shadow_prices=shadow,
-        rounds=rounds,
-        cuts=program.built.cut_count,
-        build_seconds=build_seconds,
-        solve_seconds=time.perf_counter() - t0,
-        money_lower_bound=money_lower_bound,
-    )
+    plan = read_plan(program.problem, x=r.x, room=program.built.room, value=r.value, value_upper_bound=r.upper,
+                     gap=gap, tolerance=program.tolerance, lambda_=lam, shadow_prices=shadow, rounds=rounds,
+                     cuts=program.built.cut_count, build_seconds=build_seconds,
+                     solve_seconds=time.perf_counter() - t0, money_lower_bound=money_lower_bound)  # fmt: skip
     formulation = program.formulation
     if isinstance(formulation, Infrastructure):
         h, res = program.highs, r.results
