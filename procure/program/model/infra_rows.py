@@ -17,7 +17,7 @@ import pyomo.environ as pyo
 
 from ...errors import Reason, SolveError
 from ...ledger.schema import MOST_HOURS
-from ..numbers.bounds import CurveArrays, model_bound
+from ..numbers.bounds import CurveArrays, afford, model_bound
 from ..numbers.infrastructure import Infrastructure
 from ..rows import has_row
 from . import array_rows
@@ -32,10 +32,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     # budget the model is built for (a larger one rebuilds it, see BuiltModel.budget_dependent),
     # and keeps the big-M of the choice rows no larger than it need be. The option's bound lies
     # beyond it (model_bound), so the budget row alone carries λ.
-    budget = float(inf.base.budget or 0.0)
-    with np.errstate(divide="ignore"):
-        afford = np.where(inf.cost > 0, budget / np.where(inf.cost > 0, inf.cost, 1.0), np.inf)
-    upper = np.minimum(a.upper[inf.source], afford)
+    upper = np.minimum(a.upper[inf.source], afford(inf.cost, float(inf.base.budget or 0.0)))
     bound = model_bound(upper, inf.base.column("available_hours")[inf.source])
     formats = np.array([len({f for f, i in zip(inf.format, inf.source, strict=True) if i == k}) for k in range(n)])
     tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else ((~inf.split) & (formats > 1))[inf.source]

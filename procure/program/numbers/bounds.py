@@ -116,7 +116,7 @@ def model_bound(upper: np.ndarray, available: np.ndarray) -> np.ndarray:
     return np.where(upper < available, np.minimum(available, DERIVED_BOUND * upper), upper)
 
 
-def _afford(cost: np.ndarray, budget: float) -> np.ndarray:
+def afford(cost: np.ndarray, budget: float) -> np.ndarray:
     """Hours ``budget`` [$] buys at each ``cost`` [$/h] (inf where the hour is free) [h]."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(cost > 0, budget / np.where(cost > 0, cost, 1.0), np.inf)
@@ -134,9 +134,9 @@ def _afford_bounds(
     and the budget is the one finite number that bounds its hours. The model's bound is
     :func:`model_bound`'s, beyond this range, so the budget row binds first and λ is its dual.
     """
-    afford = _afford(cost, budget)
-    bounded = (~np.isfinite(room) | ~concave) & (afford < room)
-    return np.where(bounded, afford, room), bounded
+    buys = afford(cost, budget)
+    bounded = (~np.isfinite(room) | ~concave) & (buys < room)
+    return np.where(bounded, buys, room), bounded
 
 
 def source_arrays(problem: Problem) -> CurveArrays:
@@ -230,7 +230,7 @@ def check_lots(problem: Problem, a: CurveArrays, budget: float) -> None:
     SolveError
         Naming the source, its lot, the hours it could take and what to give instead.
     """
-    hours = np.minimum(a.upper, _afford(problem.cost, budget))
+    hours = np.minimum(a.upper, afford(problem.cost, budget))
     with np.errstate(divide="ignore", invalid="ignore"):
         count = np.where(a.lots > 0, hours / np.where(a.lots > 0, a.lots, 1.0), 0.0)
     wide = np.flatnonzero(count > MOST_LOTS)
