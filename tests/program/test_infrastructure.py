@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import pytest
 
 import procure
 from procure.analyses.infra import infra_request
+from procure.errors import SolveError
 from procure.ledger import Ledger, load_ledger, transport
 from procure.ledger.synthetic import random_ledger
 from procure.program.numbers.infrastructure import FORMATS, infrastructure
@@ -353,3 +355,12 @@ def test_a_count_that_cannot_reach_the_target_has_none():
     plan = procure.solve(ledger, cores_choices=[1, 24], target=target)
     assert plan.infrastructure["cores_money"]["1"] is None
     assert plan.infrastructure["cores_per_accelerator"] == 24 and plan.value >= target * (1 - TOL)
+
+
+@pytest.mark.parametrize("choice", [{"formats": ["recorded", "decoded"]}, {"cores": [8, 16]}])
+def test_a_problem_with_no_sources_is_refused_by_name_with_a_choice_too(choice):
+    ledger = load_ledger()
+    problem = from_ledger(ledger, budget=10_000)
+    empty = replace(problem, sources=problem.sources.iloc[:0])
+    with pytest.raises(SolveError, match="no sources"):
+        infrastructure(empty, ledger.sources.iloc[:0], ledger.cluster, **choice)

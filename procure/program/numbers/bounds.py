@@ -15,7 +15,7 @@ import numpy as np
 
 from ...errors import Reason, SolveError, invalid
 from . import value
-from .problem import CAPACITIES, HELD_FIT_MARGIN, Mode, Problem
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Mode, Problem, require_sources
 from .scenarios import ScenarioProblem
 
 #: Most whole lots a source's hours may span [lots]: up to 1e9 a double tells consecutive
@@ -151,8 +151,7 @@ def source_arrays(problem: Problem) -> CurveArrays:
         A hill curve with a shape ≤ 0.
     """
     s = problem.sources
-    if problem.n == 0:
-        raise SolveError("the ledger has no sources: nothing to buy", Reason.INVALID)
+    require_sources(problem)
     room = _check_held_fits(problem)
     shape = problem.column("curve_shape")
     curve = problem.curves

@@ -37,7 +37,7 @@ from ...ledger import SOURCE_COLUMNS, Cluster, transport
 from ...ledger.schema import FORMAT_JOIN, FORMATS
 from ...pipeline import bill
 from ...spec import did_you_mean
-from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem, cluster_capacity
+from .problem import CAPACITIES, HELD_FIT_MARGIN, Problem, cluster_capacity, require_sources
 
 #: Hours in a month (365.25 × 24 / 12), for storage rented by the GB-month over the window [h].
 HOURS_PER_MONTH = 730.5
@@ -219,6 +219,7 @@ def infrastructure(
     InputError
         An empty or bad cores list, an unknown or impossible format.
     """
+    require_sources(problem)
     counts = np.array([cluster.cores_per_accelerator] if cores is None else list(cores), dtype=float)
     if len(counts) == 0:
         raise invalid("cores_choices", "", "give at least one count of cores per accelerator")

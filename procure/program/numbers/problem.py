@@ -17,7 +17,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from ...errors import InputError, invalid
+from ...errors import InputError, Reason, SolveError, invalid
 from ...ledger import Cluster, Ledger, matches
 from ...ledger.schema import OPTION_FIELDS, SOURCE_COLUMNS
 from ...ledger.variants import check_byte_price_x, ledger_transport
@@ -40,6 +40,12 @@ class Mode(StrEnum):
 def check_budget(budget: float) -> float:
     """A budget as a float [$] (``OPTION_FIELDS["budget"]``), or an :class:`InputError` naming it."""
     return check(OPTION_FIELDS["budget"], budget)
+
+
+def require_sources(problem: Problem) -> None:
+    """Nothing, or a :class:`SolveError` where the problem has no source to buy."""
+    if problem.n == 0:
+        raise SolveError("the ledger has no sources: nothing to buy", Reason.INVALID)
 
 
 #: Key under which a problem keeps its all-in cost beside its columns.
