@@ -50,7 +50,7 @@ def value(e: ArrayLike, curve: ArrayLike, k: ArrayLike = np.nan, shape: ArrayLik
     e : array_like
         Effective hours [h], ≥ 0.
     curve : array_like of str
-        ``linear``, ``log``, ``exp``, ``power`` or ``hill``.
+        A name of :data:`procure.curves.REGISTRY` (``linear``, ``log``, ``exp``, ``power``, ``hill``, ``logistic``).
     k : array_like
         Saturation scale [effective h] (unused by linear).
     shape : array_like
