@@ -25,17 +25,12 @@ def priced_by_dual(a: CurveArrays) -> np.ndarray:
     return np.isin(a.curve, DUAL_CURVES) & shaped & a.concave & ~a.binary & ~(a.lots > 0)
 
 
-def _closed_form(a: CurveArrays) -> bool:
-    """Every curve's hours at a price in closed form, and no integer term."""
-    return bool(np.all(priced_by_dual(a)))
-
-
 def eligible(a: CurveArrays) -> bool:
     """True when every source's inner maximum has a closed form and no integer term is present."""
-    return _closed_form(a)
+    return bool(np.all(priced_by_dual(a)))
 
 
 def qualifies(sp: ScenarioProblem, a: CurveArrays) -> bool:
     """True for an expected-value program (no risk weight, recourse or mix bounds) of concave
     curves the dual can price, with no integer terms."""
-    return sp.risk_weight == 0 and sp.recourse_price_x is None and not sp.base.max_share and _closed_form(a)
+    return sp.risk_weight == 0 and sp.recourse_price_x is None and not sp.base.max_share and eligible(a)

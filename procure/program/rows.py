@@ -138,9 +138,6 @@ class ScenarioRows:
     A: np.ndarray
     b: np.ndarray
 
-    #: What the slots of the arrays' first axis are.
-    axis = "scenario"
-
     def of(self, kind: str) -> list[int]:
         """The rows of ``kind`` (``budget``, ``capacity``, ``mix``), in order."""
         return [r for r, k in enumerate(self.kinds) if k == kind]
@@ -163,8 +160,7 @@ def scenario_rows(problem: Problem, rates: np.ndarray, budget: float, capacity_n
     for r, name in enumerate(capacity_names, start=1):
         use = p.usage(name)
         A[:, r], b[:, r] = use, capacity_room(p.capacity[name], use, p.held)
-    first = 1 + len(capacity_names)
-    for g, (key, share) in enumerate(p.max_share.items(), start=first):
+    for g, (key, share) in enumerate(p.max_share.items(), start=1 + len(capacity_names)):
         A[:, g], b[:, g] = mix_row(rates, p.members(key), share, p.held)
     names = ["budget", *capacity_names, *(f"max_share:{key}" for key in p.max_share)]
     return ScenarioRows(names, kinds, A, b)

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .family import FamilyTerms
-from .newton import Minimum, minimise
-from .terms import CurveTerms
+from .newton import minimise
+from .terms import CurveTerms, Terms
 
 if TYPE_CHECKING:  # types only: the dual reads arrays, not the numbers' modules
     from ..numbers.bounds import CurveArrays
@@ -59,8 +59,9 @@ class Dual:
     evaluations: int
 
 
-def _one(found: Minimum) -> Dual:
-    """The first (only) problem's minimum."""
+def _one(terms: Terms, start: np.ndarray | None) -> Dual:
+    """The minimum of the one problem of ``terms`` from ``start`` (else the budget alone)."""
+    found = minimise(terms, None if start is None else np.asarray(start, dtype=float)[None])
     return Dual(found.mu[0], found.x[0], float(found.bound[0]), bool(found.converged[0]), found.evaluations)
 
 
@@ -80,10 +81,10 @@ def dual_bound(a: CurveArrays, rows: CouplingRows, mu: np.ndarray) -> float:
 
 def solve_dual(a: CurveArrays, rows: CouplingRows, start: np.ndarray | None = None) -> Dual:
     """Minimise one problem's g over μ ≥ 0 from ``start`` (else the budget alone)."""
-    return _one(minimise(single_terms(a, rows), None if start is None else np.asarray(start, dtype=float)[None]))
+    return _one(single_terms(a, rows), start)
 
 
 def solve_expected_dual(sp: ScenarioProblem, a: CurveArrays, rows: CouplingRows,
                         start: np.ndarray | None = None) -> Dual:  # fmt: skip
     """The expected-value program's dual minimum (multipliers, hours, bound); ``a`` the sources' arrays."""
-    return _one(minimise(FamilyTerms(sp, a, rows), None if start is None else np.asarray(start, dtype=float)[None]))
+    return _one(FamilyTerms(sp, a, rows), start)

@@ -64,12 +64,11 @@ class FamilyTerms(Terms):
         kink_rate = np.sum(self.p * self.rate, axis=0)
         self.kink_rate = kink_rate[None]
         self.linear = np.flatnonzero(linear_curves(a.curve, a.shape) & (kink_rate > 0))
-        every = np.arange(sp.n)
-        finite = np.isfinite(self.room)
+        finite = np.flatnonzero(np.isfinite(self.room))
         leave = np.zeros(sp.n)
         with np.errstate(all="ignore"):
-            leave[finite] = np.nan_to_num(self.slope(self.room[finite], every[finite]), nan=0.0)
-        self.entry, self.leave = self.slope(np.zeros(sp.n), every)[None], leave[None]
+            leave[finite] = np.nan_to_num(self.slope(self.room[finite], finite), nan=0.0)
+        self.entry, self.leave = self.slope(np.zeros(sp.n), np.arange(sp.n))[None], leave[None]
 
     def slope(self, x: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """V_s'(x_s) of the sources ``columns`` [value per h]."""
@@ -88,23 +87,13 @@ class FamilyTerms(Terms):
     def hours(self, mu: np.ndarray, sel: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box by a bracketed root search, and dx/dc where a source is strictly
         inside it (:meth:`Terms.hours`; ``sel`` is the one problem)."""
-        x, slope = self._hours(self.prices(mu, sel)[0], slopes)
-        return x[None], slope[None]
-
-    def _hours(self, c: np.ndarray, slopes: bool) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`hours` at the sources' prices in multipliers ``c`` [value per h]."""
-        n = self.sp.n
-        every = np.arange(n)
-        at_zero = self.entry[0]
-        x = np.zeros(n)
+        c = self.prices(mu, sel)[0]
+        at_zero, room = self.entry[0], self.room
+        x = np.zeros(self.sp.n)
         active = np.flatnonzero(at_zero > c)
-        room = self.room
         if len(active):
-            lo = np.zeros(len(active))
-            hi = np.where(
-                np.isfinite(room[active]), room[active], np.maximum(np.nanmax(self.k[:, active], axis=0), 1.0)
-            )
             unbounded = ~np.isfinite(room[active])
+            hi = np.where(unbounded, np.maximum(np.nanmax(self.k[:, active], axis=0), 1.0), room[active])
             for _ in range(BRACKET_DOUBLINGS):
                 grow = unbounded & (self.slope(hi, active) > c[active])
                 if not grow.any():
@@ -112,21 +101,18 @@ class FamilyTerms(Terms):
                 hi = np.where(grow, 2 * hi, hi)
             at_hi = self.slope(hi, active) - c[active]
             full = at_hi >= 0
-            found = _root(lambda z, cols: self.slope(z, active[cols]) - c[active[cols]], lo,
+            found = _root(lambda z, cols: self.slope(z, active[cols]) - c[active[cols]], np.zeros(len(active)),
                           at_zero[active] - c[active], hi, at_hi)  # fmt: skip
-            x[active] = np.where(full & np.isfinite(room[active]), room[active], found)
-            if np.any(full & unbounded):
-                x[active[full & unbounded]] = np.inf
-        slope = np.zeros(n)
-        inside = (x > 0) & (x < room) & np.isfinite(x)
-        if slopes and inside.any():
-            cols = every[inside]
+            x[active] = np.where(full & ~unbounded, room[active], found)
+            x[active[full & unbounded]] = np.inf
+        slope = np.zeros(self.sp.n)
+        cols = np.flatnonzero((x > 0) & (x < room) & np.isfinite(x))
+        if slopes and len(cols):
             step = INVERSE_STEP * np.maximum(x[cols], 1.0)
-            curvature = (self.slope(x[cols] + step, cols) - self.slope(np.maximum(x[cols] - step, 0.0), cols)) / (
-                x[cols] + step - np.maximum(x[cols] - step, 0.0)
-            )
+            up, down = x[cols] + step, np.maximum(x[cols] - step, 0.0)
+            curvature = (self.slope(up, cols) - self.slope(down, cols)) / (up - down)
             slope[cols] = np.where(curvature < 0, 1.0 / np.where(curvature < 0, curvature, -1.0), 0.0)
-        return x, slope
+        return x[None], slope[None]
 
     def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
         """Σ_s V_s(x_s) (:meth:`Terms.values`) [own-hour equivalents]."""

@@ -30,11 +30,6 @@ import numpy as np
 from .kinks import SYSTEM_RESIDUAL, binding_rows
 from .least_squares import BOX_SLACK
 
-#: A kink step shorter than this share of the multipliers' size is float noise: the multipliers
-#: are kept (and the kinked sources' hours read there), since g evaluated at a point moved by
-#: noise may rise by more than its resolution [1].
-STEP_NOISE = 1e-12
-
 
 def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, linear: np.ndarray,
                     mu: np.ndarray, x: np.ndarray, slope: np.ndarray,
@@ -114,9 +109,9 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         # first the rows that do not bind; then a source whose hours leave its box, which is not
         # bought in part at the minimum: off its hyperplane, its hours those it has at μ again
         some = below.any(axis=1)
-        held[rows[some]] |= below[some]
-        free[rows[some]] &= ~below[some]
         lowered = rows[some]
+        held[lowered] |= below[some]
+        free[lowered] &= ~below[some]
         base[lowered] = np.where(held[lowered], 0.0, base[lowered])
         gap[lowered] = rate[lowered][:, linear] - np.einsum("kml,km->kl", A_lin[lowered], base[lowered])
         worse = rows[~fits & ~some]

@@ -24,7 +24,7 @@ from ...arrays import DIVISION_FLOOR
 from .kinks import breakpoints, nearest_breakpoint
 from .resolution import at_resolution, within_resolution
 from .start import budget_start
-from .steps import State, kink_newton, pivot, pivots
+from .steps import State, kink_newton, pivots
 from .terms import Terms
 
 #: The dual's projected gradient, as a share of each row's scale, at which it stops [1].
@@ -76,14 +76,6 @@ class Minimum:
     evaluations: int
 
 
-def held_at_zero(mu: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """The multipliers within float noise of 0 on a slack row (below :data:`NEARLY_ZERO` of the
-    largest, gradient > 0), held at 0 out of Newton's system and stepped to 0 alone: the
-    ε-active set of projected Newton (booleans, K × m)."""
-    largest = np.max(mu, axis=-1, keepdims=True, initial=0.0)
-    return (mu > 0) & (mu <= NEARLY_ZERO * largest) & (grad > 0)
-
-
 def minimise(terms: Terms, start: np.ndarray | None = None) -> Minimum:
     """Minimise every problem's dual over μ ≥ 0 (see the module), from ``start`` (K × m; else,
     and where g is not finite there, from the budget's multiplier alone)."""
@@ -112,9 +104,7 @@ def minimise(terms: Terms, start: np.ndarray | None = None) -> Minimum:
         keep = ~done
         if linear:
             tried = keep & (s.stalls[sel] < KINK_STALLS)
-            stepped = np.zeros(len(sel), dtype=bool)
-            stepped[tried] = kink_newton(terms, sel[tried], s)
-            keep &= ~stepped
+            keep[tried] = ~kink_newton(terms, sel[tried], s)
         sel, grad = sel[keep], grad[keep]
         if len(sel):
             s.stalls[sel] = 0
@@ -126,7 +116,9 @@ def _direction(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State) -> tup
     """Newton's direction on the free rows of the problems ``sel``, which rows are free, and
     where it is no direction (g has no curvature there: a gradient step)."""
     mu = s.mu[sel]
-    nearly = held_at_zero(mu, grad)
+    # a multiplier within float noise of 0 on a slack row (below NEARLY_ZERO of the largest,
+    # gradient > 0) is held at 0 out of the system and stepped to 0 alone: the ε-active set
+    nearly = (mu > 0) & (mu <= NEARLY_ZERO * np.max(mu, axis=-1, keepdims=True, initial=0.0)) & (grad > 0)
     free = ((mu > 0) & ~nearly) | (grad < 0)
     A = terms.A[sel]
     both = free[:, :, None] & free[:, None, :]
@@ -156,23 +148,16 @@ def _newton(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State, linear: b
     """One Newton (or gradient, or dual simplex) step of each of the problems ``sel``, with its
     line search; False for those where no step makes progress (they stop)."""
     moving = np.ones(len(sel), dtype=bool)
+    rest = np.ones(len(sel), dtype=bool)  # not yet stepped or stopped: the line search's
     direction, free, gradient = _direction(terms, sel, grad, s)
     if linear and gradient.any():
         pos = np.flatnonzero(gradient)
-        taken = pivots(terms, sel[pos], s)
-        if taken.all() and len(pos) == len(sel):
-            return moving
-        rest = np.ones(len(sel), dtype=bool)
-        rest[pos[taken]] = False
-        sel, grad, direction, free, gradient = sel[rest], grad[rest], direction[rest], free[rest], gradient[rest]
-        moving_rest = np.flatnonzero(rest)
-    else:
-        moving_rest = np.arange(len(sel))
-    if gradient.any():
+        rest[pos[pivots(terms, sel[pos], s)]] = False
+    pos = np.flatnonzero(gradient & rest)
+    if len(pos):
         # no source is strictly inside its box (g is piecewise linear here): a gradient step,
         # each row's scaled by the sources' rows as if each bought its box over a price band as
         # wide as its price
-        pos = np.flatnonzero(gradient)
         c = np.abs(terms.prices(s.mu[sel[pos]], sel[pos]))
         with np.errstate(divide="ignore", invalid="ignore"):
             weight = np.where(c > 0, terms.room / np.maximum(c, DIVISION_FLOOR), 0.0)
@@ -181,46 +166,39 @@ def _newton(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State, linear: b
         scaled = np.all((diagonal > 0) | ~free[pos], axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             direction[pos] = np.where(free[pos], grad[pos] / diagonal, 0.0)
-        moving[moving_rest[pos[~scaled]]] = False
-        gradient[pos[~scaled]] = False
-        ok = np.ones(len(sel), dtype=bool)
-        ok[pos[~scaled]] = False
-        sel, grad, direction, gradient, moving_rest = sel[ok], grad[ok], direction[ok], gradient[ok], moving_rest[ok]
-    if not len(sel):
+        moving[pos[~scaled]] = rest[pos[~scaled]] = False
+    idx = np.flatnonzero(rest)
+    if not len(idx):
         return moving
-    t, trial, g_new, x_new, slope_new = _line_search(terms, sel, grad, direction, s, linear)
+    sel, grad, direction, gradient = sel[idx], grad[idx], direction[idx], gradient[idx]
+    t, found = _line_search(terms, sel, grad, direction, s, linear)
     stays = t == 0.0
     if linear:
         # Newton's step over too few curved sources (rows nearly parallel over them) is far too
         # long or no way down: the dual simplex step along the kinks instead, where it does better
-        for q in np.flatnonzero(~gradient & (t < SHORT_NEWTON_STEP)).tolist():
-            found = pivot(terms, int(sel[q]), s)
-            if found is not None and (t[q] == 0.0 or found[1] <= g_new[q]):
-                s.take(sel[q : q + 1], *(np.asarray(v)[None] for v in found))
-                stays[q] = False
-                t[q] = -1.0  # taken: nothing more this step
-    moving[moving_rest[stays]] = False
+        q = np.flatnonzero(~gradient & (t < SHORT_NEWTON_STEP))
+        taken = q[pivots(terms, sel[q], s, np.where(t[q] == 0.0, np.inf, found.g[q]))]
+        stays[taken], t[taken] = False, -1.0  # taken: nothing more this step
     go = t > 0
     stop = gradient & go & (t < SHORTEST_GRADIENT_STEP)  # g piecewise linear, the gradient no way down
-    moving[moving_rest[stop]] = False
+    moving[idx[stays | stop]] = False
     go &= ~stop
-    _farther(terms, sel, direction, gradient & (t == 1.0) & go, s.mu[sel], t, trial, g_new, x_new, slope_new)
+    _farther(terms, sel, direction, gradient & (t == 1.0) & go, s.mu[sel], t, found)
     if linear:
-        _kink_between(terms, sel, direction, go & (t < 1.0), s.mu[sel], t, trial, g_new, x_new, slope_new)
-    still = go & np.all(trial == s.mu[sel], axis=1)
-    moving[moving_rest[still]] = False
+        _kink_between(terms, sel, direction, go & (t < 1.0), s.mu[sel], t, found)
+    still = go & np.all(found.mu == s.mu[sel], axis=1)
+    moving[idx[still]] = False
     go &= ~still
-    s.take(sel[go], trial[go], g_new[go], x_new[go], slope_new[go])
+    s.take(sel[go], found.mu[go], found.g[go], found.x[go], found.slope[go])
     return moving
 
 
 def _line_search(terms: Terms, sel: np.ndarray, grad: np.ndarray, direction: np.ndarray, s: State,
-                 linear: bool) -> tuple[np.ndarray, ...]:  # fmt: skip
+                 linear: bool) -> tuple[np.ndarray, State]:  # fmt: skip
     """The backtracking line search along ``mu − t · direction``: the full step, then (with
     linear sources) the nearest point where some source's term bends, where that is below
-    half, then halvings. Returns t (0 where no length holds), μ, g, x and dx/dc there."""
-    mu = s.mu[sel]
-    g = s.g[sel]
+    half, then halvings. Returns t (0 where no length holds) and the state at the step."""
+    mu, g, found = s.mu[sel], s.g[sel], s.rows(sel)
     flat = at_resolution(ARMIJO * np.sum(grad * (mu - np.maximum(mu - direction, 0.0)), axis=1), g)
     nearest = np.full(len(sel), np.inf)
     if linear:
@@ -229,57 +207,53 @@ def _line_search(terms: Terms, sel: np.ndarray, grad: np.ndarray, direction: np.
         nearest = nearest_breakpoint(c, dc, terms.entry[sel], terms.leave[sel])
     early = nearest < 0.5
     t = np.zeros(len(sel))
-    trial = mu.copy()
-    g_new = g.copy()
-    x_new, slope_new = s.x[sel].copy(), s.slope[sel].copy()
-    pending = np.ones(len(sel), dtype=bool)
     for j in range(MAX_HALVINGS + 1):
         power = np.where(early, j - 1, j).astype(float)
         length = np.where(j == 0, 1.0, np.where(early & (j == 1), nearest, 0.5**power))
-        q = np.flatnonzero(pending & (power < MAX_HALVINGS))
+        q = np.flatnonzero((t == 0.0) & (power < MAX_HALVINGS))
         if not len(q):
             break
         step = np.maximum(mu[q] - length[q, None] * direction[q], 0.0)
         asked = ARMIJO * np.sum(grad[q] * (mu[q] - step), axis=1)
         gq, xq, sq = terms.g(step, sel[q])
         good = np.isfinite(gq) & ((gq <= g[q] - asked) | (flat[q] & within_resolution(gq, g[q])))
-        q, step = q[good], step[good]
-        t[q], trial[q], g_new[q], x_new[q], slope_new[q] = length[q], step, gq[good], xq[good], sq[good]
-        pending[q] = False
-    return t, trial, g_new, x_new, slope_new
+        q = q[good]
+        found.take(q, step[good], gq[good], xq[good], sq[good])
+        t[q] = length[q]
+    return t, found
+
+
+def _lower(terms: Terms, sel: np.ndarray, q: np.ndarray, at: np.ndarray, length: np.ndarray, t: np.ndarray,
+           found: State) -> np.ndarray:  # fmt: skip
+    """The steps of ``length`` to ``at`` (the problems ``sel[q]``) written into ``t`` and
+    ``found`` where g there is finite and no higher than ``found``'s; those of ``q``."""
+    g, x, slope = terms.g(at, sel[q])
+    better = np.isfinite(g) & (g <= found.g[q])
+    found.take(q[better], at[better], g[better], x[better], slope[better])
+    t[q[better]] = length[better]
+    return q[better]
 
 
 def _farther(terms: Terms, sel: np.ndarray, direction: np.ndarray, which: np.ndarray, mu: np.ndarray,
-             t: np.ndarray, trial: np.ndarray, g_new: np.ndarray, x_new: np.ndarray,
-             slope_new: np.ndarray) -> None:  # fmt: skip
+             t: np.ndarray, found: State) -> None:  # fmt: skip
     """Where a gradient step held at full length, g is piecewise linear and the step's scale a
     guess: double it from ``mu`` while g falls (a row whose multiplier should be 0 gets there,
-    at the projection). Writes t and the state at the step into the arrays given."""
+    at the projection). Writes t and the state at the step into ``t`` and ``found``."""
     q = np.flatnonzero(which)
     for _double in range(MAX_HALVINGS):
-        if not len(q):
-            break
         farther = np.maximum(mu[q] - 2 * t[q, None] * direction[q], 0.0)
-        moved = ~np.all(farther == trial[q], axis=1)
-        q, farther = q[moved], farther[moved]
-        if not len(q):
+        moved = ~np.all(farther == found.mu[q], axis=1)
+        if not moved.any():
             break
-        g_far, x_far, slope_far = terms.g(farther, sel[q])
-        better = np.isfinite(g_far) & (g_far <= g_new[q])
-        q, farther = q[better], farther[better]
-        t[q] *= 2
-        trial[q], g_new[q], x_new[q], slope_new[q] = farther, g_far[better], x_far[better], slope_far[better]
+        q = _lower(terms, sel, q[moved], farther[moved], 2 * t[q[moved]], t, found)
 
 
 def _kink_between(terms: Terms, sel: np.ndarray, direction: np.ndarray, which: np.ndarray, mu: np.ndarray,
-                  t: np.ndarray, trial: np.ndarray, g_new: np.ndarray, x_new: np.ndarray,
-                  slope_new: np.ndarray) -> None:  # fmt: skip
+                  t: np.ndarray, found: State) -> None:  # fmt: skip
     """Where a step was cut short and a linear source's kink lies between the step taken and the
     one refused (the minimum along the step is often there): that point instead, where g there
-    is no higher. Writes into the arrays given."""
+    is no higher. Writes into ``t`` and ``found``."""
     q = np.flatnonzero(which)
-    if not len(q):
-        return
     lin = terms.linear
     A_lin = terms.A[sel[q]][:, :, lin]
     bp = breakpoints(np.einsum("kml,km->kl", A_lin, mu[q]), np.einsum("kml,km->kl", A_lin, direction[q]),
@@ -288,11 +262,5 @@ def _kink_between(terms: Terms, sel: np.ndarray, direction: np.ndarray, which: n
     first = np.min(np.where((bp > tq) & (bp < 2 * tq) & (bp < 1), bp, np.inf), axis=1, initial=np.inf)
     has = np.isfinite(first)
     q, first = q[has], first[has]
-    if not len(q):
-        return
-    at_kink = np.maximum(mu[q] - first[:, None] * direction[q], 0.0)
-    g_k, x_k, slope_k = terms.g(at_kink, sel[q])
-    better = np.isfinite(g_k) & (g_k <= g_new[q])
-    q = q[better]
-    trial[q], g_new[q], x_new[q], slope_new[q] = at_kink[better], g_k[better], x_k[better], slope_k[better]
-    t[q] = first[better]
+    if len(q):
+        _lower(terms, sel, q, np.maximum(mu[q] - first[:, None] * direction[q], 0.0), first, t, found)

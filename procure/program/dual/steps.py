@@ -39,6 +39,10 @@ class State:
     slope: np.ndarray
     stalls: np.ndarray
 
+    def rows(self, idx: np.ndarray) -> State:
+        """A copy of the problems ``idx``'s state."""
+        return State(self.mu[idx], self.g[idx], self.x[idx], self.slope[idx], self.stalls[idx])
+
     def take(self, idx: np.ndarray, mu: np.ndarray, g: np.ndarray, x: np.ndarray, slope: np.ndarray) -> None:
         """Move the problems ``idx`` to ``mu`` with g, x and dx/dc there."""
         self.mu[idx], self.g[idx], self.x[idx], self.slope[idx] = mu, g, x, slope
@@ -78,10 +82,8 @@ def kink_newton(terms: Terms, idx: np.ndarray, s: State) -> np.ndarray:
     direction = start - target
     crossing = breakpoints(np.einsum("kml,km->kl", A_lin, start), np.einsum("kml,km->kl", A_lin, direction), rate_lin)
     first = np.min(np.where(~on & (crossing < 1), crossing, np.inf), axis=1, initial=np.inf)
-    lengths = [np.ones(len(r)), np.where(np.isfinite(first), first, np.nan)]
-    lengths += [np.full(len(r), 0.5**q) for q in range(1, KINK_HALVINGS + 1)]
     pending = ok.copy()
-    for t in lengths:
+    for t in [np.ones(len(r)), first, *(np.full(len(r), 0.5**q) for q in range(1, KINK_HALVINGS + 1))]:
         q = np.flatnonzero(pending & np.isfinite(t))
         if not len(q):
             continue
@@ -136,12 +138,13 @@ def pivot(terms: Terms, k: int, s: State) -> tuple[np.ndarray, float, np.ndarray
     return None
 
 
-def pivots(terms: Terms, idx: np.ndarray, s: State) -> np.ndarray:
-    """:func:`pivot` for each of the problems ``idx``, taken where found; which of ``idx`` took one."""
+def pivots(terms: Terms, idx: np.ndarray, s: State, limit: np.ndarray | None = None) -> np.ndarray:
+    """:func:`pivot` for each of the problems ``idx``, taken where found (and g there is at most
+    ``limit``, one per problem of ``idx``); which of ``idx`` took one."""
     taken = np.zeros(len(idx), dtype=bool)
     for q, k in enumerate(idx.tolist()):
         found = pivot(terms, k, s)
-        if found is not None:
+        if found is not None and (limit is None or found[1] <= limit[q]):
             s.take(np.array([k]), *(np.asarray(v)[None] for v in found))
             taken[q] = True
     return taken

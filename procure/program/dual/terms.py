@@ -26,6 +26,7 @@ reads:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -37,18 +38,24 @@ from .kinks import linear_curves, price_thresholds
 INVERSE_STEP = 1e-6
 
 
+def _inverse_slope(inverse: Callable[[np.ndarray], np.ndarray], y: np.ndarray) -> np.ndarray:
+    """d(inverse)/dy by a central difference, its step :data:`INVERSE_STEP` of ``y`` (at most
+    half of ``y`` below it)."""
+    step = INVERSE_STEP * np.abs(y)
+    low = np.maximum(y - step, 0.5 * y)
+    return (inverse(y + step) - inverse(low)) / (y + step - low)
+
+
 def hours_at_price(c: np.ndarray, rate: np.ndarray, held: np.ndarray, curve: np.ndarray, k: np.ndarray,
                    shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Hours where ρσφ·v'(e) equals the price ``c`` > 0 in multipliers, unclipped, and dx/dc
     (central difference of the inverse derivative) [h, h per price unit]."""
+
+    def inverse(z: np.ndarray) -> np.ndarray:
+        return np.asarray(value.inverse_derivative(z, curve, k, shape), dtype=float)
+
     y = c / rate
-    e = np.asarray(value.inverse_derivative(y, curve, k, shape), dtype=float)
-    step = INVERSE_STEP * np.abs(y)
-    low = np.maximum(y - step, 0.5 * y)
-    hi = np.asarray(value.inverse_derivative(y + step, curve, k, shape), dtype=float)
-    lo = np.asarray(value.inverse_derivative(low, curve, k, shape), dtype=float)
-    de_dy = (hi - lo) / (y + step - low)
-    return e / rate - held, de_dy / rate**2
+    return inverse(y) / rate - held, _inverse_slope(inverse, y) / rate**2
 
 
 def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k: np.ndarray, shape: np.ndarray,
@@ -67,12 +74,8 @@ def box_hours(entry: Curve, c: np.ndarray, rate: np.ndarray, held: np.ndarray, k
     x = np.clip(xs, 0.0, room)
     if not slopes:
         return x, np.zeros_like(x)
-    step = INVERSE_STEP * np.abs(safe)
-    low = np.maximum(safe - step, 0.5 * safe)
-    up = entry.inverse_derivative(safe + step, k, shape)
-    down = entry.inverse_derivative(low, k, shape)
-    inside = priced & (xs > 0) & (xs < room)
-    return x, np.where(inside, (up - down) / (safe + step - low) / rate**2, 0.0)
+    slope = _inverse_slope(lambda z: entry.inverse_derivative(z, k, shape), safe)
+    return x, np.where(priced & (xs > 0) & (xs < room), slope / rate**2, 0.0)
 
 
 class Terms:
@@ -177,8 +180,7 @@ class CurveTerms(Terms):
         x = np.zeros_like(c)
         slope = np.zeros_like(c)
         lin = self._all_linear
-        if len(lin):
-            x[:, lin] = np.where((rate[:, lin] > c[:, lin]) & (rate[:, lin] > 0), self.room[lin], 0.0)
+        x[:, lin] = np.where((rate[:, lin] > c[:, lin]) & (rate[:, lin] > 0), self.room[lin], 0.0)
         k = self.k[sel]
         with np.errstate(all="ignore"):
             for entry, idx in self.groups:
@@ -189,10 +191,8 @@ class CurveTerms(Terms):
     def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
         """Each problem's true value of hours ``x`` (:meth:`Terms.values`) [own-hour equivalents]."""
         rate = self.rate[sel]
-        total = np.zeros(len(sel))
         lin = self._all_linear
-        if len(lin):
-            total += np.sum(rate[:, lin] * (self.held[lin] + x[:, lin]), axis=1)
+        total = np.sum(rate[:, lin] * (self.held[lin] + x[:, lin]), axis=1)
         with np.errstate(all="ignore"):
             for entry, idx in self.groups:
                 e = rate[:, idx] * (self.held[idx] + x[:, idx])
