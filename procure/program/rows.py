@@ -154,8 +154,7 @@ def scenario_rows(problem: Problem, rates: np.ndarray, budget: float, capacity_n
     rates = np.atleast_2d(np.asarray(rates, dtype=float))
     count, n = rates.shape
     kinds = ["budget", *(["capacity"] * len(capacity_names)), *(["mix"] * len(p.max_share))]
-    A = np.empty((count, len(kinds), n))
-    b = np.empty((count, len(kinds)))
+    A, b = np.empty((count, len(kinds), n)), np.empty((count, len(kinds)))
     A[:, 0], b[:, 0] = p.cost, budget
     for r, name in enumerate(capacity_names, start=1):
         use = p.usage(name)
@@ -182,7 +181,6 @@ def within_rows(A: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     rows where a broken row cannot be met so (``b_r + N_r < 0``). Hours that break a row by float
     noise (a plan polished to machine precision, a dual's hours) need one pass.
     """
-    x = x.copy()
     for _pass in range(WITHIN_ROWS_PASSES):
         positive = np.einsum("kmn,kn->km", np.maximum(A, 0.0), x)
         negative = np.einsum("kmn,kn->km", np.maximum(-A, 0.0), x)

@@ -73,9 +73,7 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
     box = room[linear]
     size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
     kin = kinked.copy()
-    step = np.zeros((K, m))
-    hours = np.zeros((K, L))
-    ok = np.zeros(K, dtype=bool)
+    step, hours, ok = np.zeros((K, m)), np.zeros((K, L)), np.zeros(K, dtype=bool)
     pending = np.asarray(kin.any(axis=1) & free.any(axis=1))
     for _change in range(L + m):
         rows = np.flatnonzero(pending)
@@ -101,26 +99,25 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         # step's model: held at 0, and the step taken again
         below = free[rows] & (base[rows] + solution[:, :m] < 0)
         outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
-        fits = ~np.any(outside > 0, axis=1) & ~below.any(axis=1)
+        some = below.any(axis=1)
+        fits = ~np.any(outside > 0, axis=1) & ~some
         done = rows[fits]
         step[done], ok[done] = solution[fits, :m], True
         hours[done] = np.where(k_[fits], np.clip(h[fits], 0.0, box), 0.0)
         pending[done] = False
         # first the rows that do not bind; then a source whose hours leave its box, which is not
         # bought in part at the minimum: off its hyperplane, its hours those it has at μ again
-        some = below.any(axis=1)
         lowered = rows[some]
         held[lowered] |= below[some]
         free[lowered] &= ~below[some]
         base[lowered] = np.where(held[lowered], 0.0, base[lowered])
         gap[lowered] = rate[lowered][:, linear] - np.einsum("kml,km->kl", A_lin[lowered], base[lowered])
         worse = rows[~fits & ~some]
-        if len(worse):
-            leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
-            kin[worse] &= linear[None, :] != leaving[:, None]
-            left_out[worse, leaving] = False
-            grad[worse], binding = binding_rows(A[worse], b[worse], mu[worse], x[worse], left_out[worse])
-            free[worse] = binding & ~held[worse]
+        leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
+        kin[worse] &= linear[None, :] != leaving[:, None]
+        left_out[worse, leaving] = False
+        grad[worse], binding = binding_rows(A[worse], b[worse], mu[worse], x[worse], left_out[worse])
+        free[worse] = binding & ~held[worse]
         pending[rows[~fits]] = kin[rows[~fits]].any(axis=1) & free[rows[~fits]].any(axis=1)
     return base + step, hours, kin & ok[:, None], ok
 
@@ -129,8 +126,7 @@ def _solve(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The solutions of the stacked systems; where one is singular (kinks that are not
     independent, sources alike), its least-squares solution, kept where it solves the system
     within :data:`~procure.program.dual.kinks.SYSTEM_RESIDUAL` (relative, and of the right-hand
-    side's size); NaN rows where none does
-    (and where a system is not finite)."""
+    side's size); NaN rows where none does (and where a system is not finite)."""
     finite = np.all(np.isfinite(system), axis=(1, 2)) & np.all(np.isfinite(rhs), axis=1)
     solution = np.full(rhs.shape, np.nan)
     with np.errstate(all="ignore"):

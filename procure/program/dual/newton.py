@@ -121,8 +121,7 @@ def _direction(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State) -> tup
     nearly = (mu > 0) & (mu <= NEARLY_ZERO * np.max(mu, axis=-1, keepdims=True, initial=0.0)) & (grad > 0)
     free = ((mu > 0) & ~nearly) | (grad < 0)
     A = terms.A[sel]
-    both = free[:, :, None] & free[:, None, :]
-    H = np.where(both, np.einsum("kmn,kn,kln->kml", A, -s.slope[sel], A), 0.0)
+    H = np.where(free[:, :, None] & free[:, None, :], np.einsum("kmn,kn,kln->kml", A, -s.slope[sel], A), 0.0)
     trace = np.einsum("kii->k", H)
     ridge = NEWTON_RIDGE * np.maximum(trace, DIVISION_FLOOR)
     # rows not free get a unit diagonal and no gradient: no step there
@@ -172,22 +171,19 @@ def _newton(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State, linear: b
         return moving
     sel, grad, direction, gradient = sel[idx], grad[idx], direction[idx], gradient[idx]
     t, found = _line_search(terms, sel, grad, direction, s, linear)
-    stays = t == 0.0
     if linear:
         # Newton's step over too few curved sources (rows nearly parallel over them) is far too
         # long or no way down: the dual simplex step along the kinks instead, where it does better
         q = np.flatnonzero(~gradient & (t < SHORT_NEWTON_STEP))
-        taken = q[pivots(terms, sel[q], s, np.where(t[q] == 0.0, np.inf, found.g[q]))]
-        stays[taken], t[taken] = False, -1.0  # taken: nothing more this step
+        t[q[pivots(terms, sel[q], s, np.where(t[q] == 0.0, np.inf, found.g[q]))]] = -1.0  # taken: no more
     go = t > 0
     stop = gradient & go & (t < SHORTEST_GRADIENT_STEP)  # g piecewise linear, the gradient no way down
-    moving[idx[stays | stop]] = False
     go &= ~stop
     _farther(terms, sel, direction, gradient & (t == 1.0) & go, s.mu[sel], t, found)
     if linear:
         _kink_between(terms, sel, direction, go & (t < 1.0), s.mu[sel], t, found)
     still = go & np.all(found.mu == s.mu[sel], axis=1)
-    moving[idx[still]] = False
+    moving[idx[(t == 0.0) | stop | still]] = False  # no length held, or no way down, or no move
     go &= ~still
     s.take(sel[go], found.mu[go], found.g[go], found.x[go], found.slope[go])
     return moving

@@ -32,13 +32,12 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     g is linear there, so the step follows its steepest descent projected on the hyperplanes
     (the kinked sources stay on their kinks). Where that projection is 0 (μ at a vertex of kinks:
     as many kinked sources as rows that bind) or its step does not lower g, the caller asks for
-    the ``vertex`` step: g's steepest descent over all
-    its subgradients instead: they are ``b − A x`` for every choice of the kinked sources' hours
-    in their boxes, and the least of them in norm (:func:`box_least_squares` chooses those hours)
-    is 0 at the minimum; otherwise the kinked sources whose chosen hours lie at an end of their
-    box leave their kinks, bought at that end, and the others stay on theirs. The step goes as
-    far as the first point where some other source's term bends, a multiplier reaches 0, or
-    another source reaches its kink.
+    the ``vertex`` step: g's steepest descent over all its subgradients instead: they are
+    ``b − A x`` for every choice of the kinked sources' hours in their boxes, and the least of
+    them in norm (:func:`box_least_squares` chooses those hours) is 0 at the minimum; otherwise
+    the kinked sources whose chosen hours lie at an end of their box leave their kinks, bought
+    at that end, and the others stay on theirs. The step goes as far as the first point where
+    some other source's term bends, a multiplier reaches 0, or another source reaches its kink.
 
     Parameters
     ----------
@@ -103,7 +102,6 @@ def _projected_descent(A: np.ndarray, grad: np.ndarray, free: np.ndarray, mu: np
     """g's steepest descent over the ``free`` rows projected on the ``kinked`` sources'
     hyperplanes, the rows that would take μ below 0 held at 0 (:func:`pivot_step`); None where
     no row is left or the projection fails."""
-    free = free.copy()
     for _pass in range(2):  # once more with the rows that would go below 0 held at 0
         F = np.flatnonzero(free)
         if len(F) == 0:
@@ -120,7 +118,7 @@ def _projected_descent(A: np.ndarray, grad: np.ndarray, free: np.ndarray, mu: np
         stuck = (mu <= 0) & (direction < 0)
         if not stuck.any():
             return direction
-        free &= ~stuck
+        free = free & ~stuck
     return None
 
 

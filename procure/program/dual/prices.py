@@ -18,14 +18,6 @@ AT_BOX = 1e-6
 SAME_BOX = 1e-12
 
 
-def boxed_by(box: np.ndarray, use: np.ndarray, rhs: float) -> np.ndarray:
-    """Where a box [h] is a capacity's: ``rhs / use`` (equal to the float rounding of the
-    division that made it) [bool]."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        room = np.where(use > 0, rhs / use, np.inf)
-    return (use > 0) & np.isfinite(box) & (np.abs(box - room) <= SAME_BOX * np.abs(room))
-
-
 def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x: np.ndarray, box: np.ndarray,
                    slope: np.ndarray) -> np.ndarray:  # fmt: skip
     """The multipliers of the dual's minimum, those of ``rows`` (capacities) raised to the top
@@ -52,7 +44,10 @@ def with_box_duals(mu: np.ndarray, A: np.ndarray, b: np.ndarray, rows: range, x:
     reduced = np.maximum(slope - A.T @ mu, 0.0)
     at = np.isfinite(box) & (box > 0) & (x >= box * (1 - AT_BOX))
     for r in rows:
-        mine = at & boxed_by(box, A[r], float(b[r]))
+        # a box that is the capacity's, ``b_r / A_rs`` (equal to the float rounding of the division)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(A[r] > 0, float(b[r]) / A[r], np.inf)
+        mine = at & (A[r] > 0) & (np.abs(box - room) <= SAME_BOX * np.abs(room))
         if mine.any() and b[r] > 0:
             out[r] += float(np.sum(reduced[mine] * box[mine]) / b[r])
     return out
