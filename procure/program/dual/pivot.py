@@ -80,14 +80,10 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
             return None  # no way down along the hyperplanes (at a vertex of kinks: ``vertex``)
         direction = projected
     c, dc = A.T @ mu, A.T @ direction
-    lengths = []
     with np.errstate(divide="ignore", invalid="ignore"):
-        for threshold in (entry, leave):
-            t = (threshold - c) / dc
-            t[kinked] = np.inf
-            lengths.append(t)
-        lengths.append(np.where(direction < 0, -mu / direction, np.inf))
-    t = np.concatenate(lengths)
+        bends = np.array([(entry - c) / dc, (leave - c) / dc])  # where another source's term bends
+        bends[:, kinked] = np.inf
+        t = np.concatenate([bends.ravel(), np.where(direction < 0, -mu / direction, np.inf)])
     t = t[np.isfinite(t) & (t > 0)]
     if len(t) == 0:
         return None
