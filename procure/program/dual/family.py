@@ -57,8 +57,6 @@ class FamilyTerms(Terms):
         self.sp, self.a = sp, a
         self.A, self.b = rows.A[None], rows.b[None]
         self.room = a.room
-        self.curve = np.broadcast_to(a.curve, (sp.count, sp.n))
-        self.shape = np.broadcast_to(a.shape, (sp.count, sp.n))
         self.rate, self.k = sp.rate, sp.saturation_hours
         self.p = sp.probability[:, None]
         kink_rate = np.sum(self.p * self.rate, axis=0)
@@ -117,7 +115,7 @@ class FamilyTerms(Terms):
     def values(self, x: np.ndarray, sel: np.ndarray) -> np.ndarray:
         """Σ_s V_s(x_s) (:meth:`Terms.values`) [own-hour equivalents]."""
         e = self.rate * (self.a.held + x[0])[None, :]
-        v = np.asarray(value.value(e, self.curve, self.k, self.shape), dtype=float)
+        v = np.asarray(value.value(e, self.a.curve, self.k, self.a.shape), dtype=float)
         return np.array([float(np.sum(self.p * v))])
 
 

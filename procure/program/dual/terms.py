@@ -156,8 +156,7 @@ class CurveTerms(Terms):
 
     def __init__(self, rate: np.ndarray, k: np.ndarray, held: np.ndarray, room: np.ndarray, shape: np.ndarray,
                  curve: np.ndarray, A: np.ndarray, b: np.ndarray) -> None:  # fmt: skip
-        self.rate, self.k, self.held, self.room, self.shape = rate, k, held, room, shape
-        self.A, self.b = A, b
+        self.rate, self.k, self.held, self.room, self.shape, self.A, self.b = rate, k, held, room, shape, A, b
         linear = linear_curves(curve, shape)
         self.linear = np.flatnonzero(linear & np.any(rate > 0, axis=0))
         self._all_linear = np.flatnonzero(linear)
