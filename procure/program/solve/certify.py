@@ -53,31 +53,19 @@ def dual_certified(
     Where the dual started from ``start`` does not certify, it is tried once more from its own
     start (from another problem's multipliers the method may end at a kink it cannot leave).
     """
-    found = _certified(problem, tolerance, start)
-    if found is None and start is not None:
-        found = _certified(problem, tolerance, None)
-    return found
-
-
-def _certified(problem: Problem, tolerance: float, start: np.ndarray | None) -> tuple[float, np.ndarray] | None:
-    """One attempt of :func:`dual_certified` from ``start``."""
-    if problem.mode is not Mode.BUDGET:
-        return None
-    a = source_arrays(problem)
-    if not eligible(a):
+    if problem.mode is not Mode.BUDGET or not eligible(a := source_arrays(problem)):
         return None
     names = capacity_rows_of(problem)
     budget = float(problem.budget or 0.0)
     rows = coupling_rows(problem, budget, names)
-    if start is not None and len(start) != len(rows.b):
-        start = None
-    dual = solve_dual(a, rows, start)
-    exact = exact_hours(problem, a, names, budget, dual.x, dual.mu, -math.inf)
-    if exact is None or not math.isfinite(exact.bound):
-        return None
-    upper = max(exact.bound, exact.value)
-    if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
-        return exact.value, np.asarray(dual.mu, dtype=float)
+    for first in [start, None] if start is not None and len(start) == len(rows.b) else [None]:
+        dual = solve_dual(a, rows, first)
+        exact = exact_hours(problem, a, names, budget, dual.x, dual.mu, -math.inf)
+        if exact is None or not math.isfinite(exact.bound):
+            continue
+        upper = max(exact.bound, exact.value)
+        if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
+            return exact.value, np.asarray(dual.mu, dtype=float)
     return None
 
 
@@ -90,10 +78,7 @@ def expected_certified_value(problem: ScenarioProblem, tolerance: float,
     (None where it did not run), to start the next such program from (``start``: fewer steps
     for a program like this one; the certificate does not depend on it)."""
     base = problem.base
-    if base.mode is not Mode.BUDGET:
-        return None, None
-    a = source_arrays(base)
-    if not qualifies(problem, a):
+    if base.mode is not Mode.BUDGET or not qualifies(problem, a := source_arrays(base)):
         return None, None
     rows = coupling_rows(base, float(base.budget or 0.0), capacity_rows_of(base))
     terms = FamilyTerms(problem, a, rows)

@@ -25,26 +25,28 @@ from ..model.solver_process import quiet_solver
 MIP_GAP = 1e-9
 
 
-def _least_money_model(built: BuiltModel) -> tuple[pyo.ConcreteModel, Any]:
-    """A copy of the model without its budget row, minimising the money spent."""
+def _least_money(built: BuiltModel, *, capacities: bool = True) -> Any:
+    """HiGHS's answer for a copy of the model without its budget row (and without its capacity
+    rows where not ``capacities``), minimising the money spent."""
     p = built.formulation.base
     m = built.model.clone()
     m.budget_row.deactivate()
     m.objective.deactivate()
     fee = p.column("fixed_fee_usd")
     m.least = pyo.Objective(expr=sum(m.cost[i] * m.x[i] for i in m.S) + sum(float(fee[i]) * m.buy[i] for i in m.B))
+    if not capacities:
+        m.capacity.deactivate()
     opt = SolverFactory("highs")
     opt.config.solver_options["mip_rel_gap"] = MIP_GAP
-    return m, opt
+    with quiet_solver():
+        return opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
 
 
 def least_money(built: BuiltModel) -> tuple[float, float] | None:
     """The least money whose purchases meet the mix bounds and the capacities with the hours
     held [$], and a certified lower bound on it (the branch and bound's, equal for an LP);
     None when no purchase meets them."""
-    m, opt = _least_money_model(built)
-    with quiet_solver():
-        res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
+    res = _least_money(built)
     if res.termination_condition != TerminationCondition.convergenceCriteriaSatisfied:
         return None
     least = float(res.incumbent_objective)
@@ -89,11 +91,7 @@ def diagnose(built: BuiltModel, *, money: bool = False) -> str:
             f"infeasible: the mix bounds need at least ${least:,.2f} of purchases with the hours held, "
             f"the budget is ${budget:,.2f} (short by ${least - budget:,.2f}): raise --budget or relax --max-share"
         )
-    m, opt = _least_money_model(built)
-    m.capacity.deactivate()
-    with quiet_solver():
-        res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
-    if res.termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
+    if _least_money(built, capacities=False).termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
         return (
             "infeasible: the mix bounds cannot be met within the capacities (accelerator-hours, core-hours, "
             "storage) with the hours held: relax --max-share or raise the capacities"

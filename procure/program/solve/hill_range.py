@@ -45,6 +45,7 @@ from ..paths import DUAL_CURVES, priced_by_dual
 from ..rows import CouplingRows, capacity_rows_of, coupling_rows, within_rows
 
 if TYPE_CHECKING:
+    from ..dual import Dual
     from ..model.build import Formulation
     from .state import Solving
 
@@ -79,11 +80,10 @@ class HillGain:
 
     def __init__(self, a: CurveArrays, curves: np.ndarray, price: np.ndarray, top: np.ndarray) -> None:
         self.rate, self.held, self.k, self.s = a.rate[curves], a.held[curves], a.k[curves], a.shape[curves]
-        self.price, self.top = price, top
+        self.price = price
         e_turn = value.hill_turn(self.k, self.s)
-        self.turn = np.clip(
-            value.hill_turn_hours(self.rate, self.held, self.k, self.s), 0.0, top
-        )  # where the concave part starts
+        # where the concave part starts
+        self.turn = np.clip(value.hill_turn_hours(self.rate, self.held, self.k, self.s), 0.0, top)
         has = (self._slope(self.turn) > 0) & (self._slope(top) < 0)  # slope − p falls from + to − there
         r_lo, r_hi = self.turn.copy(), top.copy()
         for _ in range(BISECTION_STEPS):
@@ -103,9 +103,8 @@ class HillGain:
 
     def _slope(self, x: np.ndarray) -> np.ndarray:
         """``f'(x) − p`` [value per h]."""
-        return self.rate * np.asarray(value.derivative(self.rate * (self.held + x), "hill", self.k, self.s), float) - (
-            self.price
-        )
+        e = self.rate * (self.held + x)
+        return self.rate * np.asarray(value.derivative(e, "hill", self.k, self.s), float) - self.price
 
     def over(self, t: np.ndarray) -> np.ndarray:
         """The bound over ``[t, U]`` of each curve, ``0 ≤ t ≤ U`` [value]."""
@@ -180,25 +179,28 @@ def hill_ranges(a: CurveArrays, rows: CouplingRows, incumbent: float, mu: np.nda
     return out
 
 
-def priced_part(a: CurveArrays) -> CurveArrays:
-    """The sources the dual prices in closed form (:func:`procure.program.paths.priced_by_dual`),
-    the others left out: linear with no room, which the dual prices at 0 hours."""
+def priced_dual(a: CurveArrays, rows: CouplingRows) -> tuple[np.ndarray, Dual] | None:
+    """The sources the dual prices in closed form (:func:`procure.program.paths.priced_by_dual`)
+    and their dual with the others left out (linear with no room, which the dual prices at 0
+    hours); None where there are none or its hours are not finite."""
     part = priced_by_dual(a)
-    return replace(a, room=np.where(part, a.room, 0.0), upper=np.where(part, a.upper, 0.0),
-                   curve=np.where(part, a.curve, "linear"), concave=np.ones_like(a.concave),
-                   binary=np.zeros_like(a.binary), lots=np.where(part, a.lots, 0.0))  # fmt: skip
+    if not part.any():
+        return None
+    alone = replace(a, room=np.where(part, a.room, 0.0), upper=np.where(part, a.upper, 0.0),
+                    curve=np.where(part, a.curve, "linear"), concave=np.ones_like(a.concave),
+                    binary=np.zeros_like(a.binary), lots=np.where(part, a.lots, 0.0))  # fmt: skip
+    dual = solve_dual(alone, rows)
+    return (part, dual) if np.all(np.isfinite(dual.x)) else None
 
 
 def first_incumbent(a: CurveArrays, rows: CouplingRows) -> tuple[float, np.ndarray] | None:
     """A plan that meets every coupling row and buys only what the dual prices in closed form
     (the dual of those sources alone, pulled inside the rows), its true value and the dual's
     multipliers; None where there is none."""
-    part = priced_by_dual(a)
-    if not part.any():
+    found = priced_dual(a, rows)
+    if found is None:
         return None
-    dual = solve_dual(priced_part(a), rows)
-    if not np.all(np.isfinite(dual.x)):
-        return None
+    part, dual = found
     x = np.where(part, np.clip(dual.x, 0.0, a.upper), 0.0)
     x = within_rows(rows.A[None], rows.b[None], x[None])[0]
     if not np.all(np.isfinite(x)):

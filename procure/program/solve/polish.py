@@ -36,7 +36,7 @@ from ..numbers.bounds import CurveArrays
 from ..numbers.problem import BOUGHT_HOURS, Problem
 from ..paths import eligible
 from ..readout.plan import BINDING_TOLERANCE
-from ..rows import coupling_rows
+from ..rows import CouplingRows, coupling_rows
 from .state import Refined, Solving
 
 #: Curves whose derivative has a closed-form inverse and is strictly decreasing (power with
@@ -86,38 +86,21 @@ class Polished:
     shadow: dict[str, float]
 
 
-@dataclass
-class _Rows:
-    """The coupling rows ``A x ≤ b`` and a multiplier for each to start from."""
-
-    names: list[str]
-    A: np.ndarray
-    b: np.ndarray
-    dual: np.ndarray
-
-
-def lp_multipliers(program: Solving, r: Refined) -> np.ndarray:
-    """The LP's duals of the coupling rows at ``r``, in :func:`procure.program.rows.coupling_rows`
-    order, each with what the bounds derived from its limit carry
-    (:meth:`procure.program.model.highs.HighsModel.duals`)."""
-    lam, capacity, mix = program.highs.duals(r.results)
-    return np.array([lam, *capacity, *mix], dtype=float)
-
-
 def polish(program: Solving, r: Refined) -> Polished | None:
-    """The plan of ``r`` with its hours solved exactly, from the LP's duals (see the module)."""
+    """The plan of ``r`` with its hours solved exactly, from the LP's duals of the coupling rows
+    (see the module), each with what the bounds derived from its limit carry
+    (:meth:`procure.program.model.highs.HighsModel.duals`)."""
     if not program.built.formulation.certain or program.fixed_hours is not None:
         return None
-    return polish_from(program, r.x, lp_multipliers(program, r), r.value)
+    lam, capacity, mix = program.highs.duals(r.results)
+    return polish_from(program, r.x, np.array([lam, *capacity, *mix], dtype=float), r.value)
 
 
 def polish_from(program: Solving, x_start: np.ndarray, mu_start: np.ndarray, floor: float) -> Polished | None:
-    """Hours and multipliers that solve the optimality conditions, from a plan and multipliers
-    near them (see the module), or None where the program is not one scenario, the conditions do
-    not settle, or the result is worth less than ``floor`` (the plan it starts from stands)."""
+    """Hours and multipliers that solve the optimality conditions of a one-scenario program, from
+    a plan and multipliers near them (see the module), or None where the conditions do not
+    settle, or the result is worth less than ``floor`` (the plan it starts from stands)."""
     built = program.built
-    if not built.formulation.certain or program.fixed_hours is not None:
-        return None
     return exact_hours(program.problem, built.sources, built.capacity_names, program.budget, x_start, mu_start,
                        floor, integers=built.has_integers)  # fmt: skip
 
@@ -134,17 +117,17 @@ def exact_hours(
     x0 = np.clip(x_start, 0.0, a.room)
     bought = p.bought(x0)
     fee = p.column("fixed_fee_usd")
-    coupling = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
-    rows = _Rows(coupling.names, coupling.A, coupling.b, np.asarray(mu_start, dtype=float))
+    rows = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
     straight = a.concave & ((a.curve == "linear") | ((a.curve == "power") & (a.shape >= 1)))
     movable = (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
     # An S-shaped source bought past its steepest point is on its concave side: its hours there
     # are a smooth function of its price as a concave curve's are, at least the steepest point's.
-    turn = _steepest_hours(a)
-    past = (a.curve == "hill") & ~a.concave & movable & (x0 > turn)
+    hill = (a.curve == "hill") & ~a.concave
+    turn = np.where(hill & (a.rate > 0), value.hill_turn_hours(a.rate, a.held, a.k, a.shape), np.inf)
+    past = hill & movable & (x0 > turn)
     # Before it, its slope rises with its hours: bought in part there, it takes what a binding
     # row leaves (as a linear source at its kink does), its hours beside the multipliers.
-    rising = (a.curve == "hill") & ~a.concave & movable & ~past
+    rising = hill & movable & ~past
     smooth = (np.isin(a.curve, SMOOTH_CURVES) & a.concave & ~straight) | past
     free, linear = smooth & movable, (straight & movable) | rising
     lo = np.where(a.binary & bought, p.column("min_order_hours"), 0.0)
@@ -154,46 +137,37 @@ def exact_hours(
     # fixed, at its lower bound, at its upper bound, between (smooth), at its kink (linear, between)
     inside = np.where(smooth, 3, 4)
     state = np.where(~(free | linear), 0, np.where(x0 <= lo + tol, 1, np.where(x0 >= hi - tol, 2, inside)))
-    binding = rows.dual > DUAL_ZERO
-    mu = np.where(binding, rows.dual, 0.0)
+    dual = np.asarray(mu_start, dtype=float)
+    binding = dual > DUAL_ZERO
+    mu = np.where(binding, dual, 0.0)
     fixed_x = np.where(free, 0.0, x0)
     for _change in range(MAX_ACTIVE_SET_CHANGES):
-        x, mu, ok = _newton(rows, a, state, binding, mu, fixed_x, lo, hi)
+        x, mu, ok = _newton(rows, dual, a, state, binding, mu, fixed_x, lo, hi)
         fixed_x = np.where(state == 4, x, fixed_x)  # a kink's hours: where the rows put them
         if not ok:
             return None
-        changed = False
-        c = rows.A.T @ mu
         between = (state == 3) | (state == 4)
-        slope = np.asarray(value.derivative(a.rate * (a.held + x), a.curve, a.k, a.shape), dtype=float) * a.rate
         below, above = between & (x < lo), between & (x > hi)
-        if below.any() or above.any():
-            state = np.where(below, 1, np.where(above, 2, state))
-            changed = True
+        state = np.where(below, 1, np.where(above, 2, state))
         scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
         slack = binding & (rows.A @ x < rows.b - SLACK_SHARE * scale) & (mu > 0)
         negative = binding & ((mu < 0) | slack)
-        if negative.any():
-            binding &= ~negative
-            mu = np.where(binding, mu, 0.0)
-            changed = True
-        scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
+        binding &= ~negative
+        mu = np.where(binding, mu, 0.0)
         over = ~binding & (rows.A @ x > rows.b + FEASIBILITY * scale)
-        if over.any():
-            binding |= over
-            changed = True
+        binding |= over
+        if below.any() or above.any() or negative.any() or over.any():
+            continue
+        c, slope = rows.A.T @ mu, a.slope_of(x)
         release = ((state == 1) & (slope > c * (1 + RELEASE_MARGIN))) | (
             (state == 2) & (slope < c * (1 - RELEASE_MARGIN))
         )
-        if release.any() and not changed:
-            state = np.where(release, inside, state)
-            fixed_x = np.where(release & linear, x, fixed_x)
-            changed = True
-        if not changed:
+        if not release.any():
             break
+        state = np.where(release, inside, state)
+        fixed_x = np.where(release & linear, x, fixed_x)
     else:
         return None
-    scale = np.maximum(1.0, np.abs(rows.b) + np.abs(rows.A) @ np.abs(x))
     if np.any(rows.A @ x > rows.b + FEASIBILITY * scale) or np.any(x < lo - tol) or np.any(x > hi + tol):
         return None
     if np.any((past & (state == 1)) | (rising & (state == 2))):
@@ -211,13 +185,6 @@ def exact_hours(
     return Polished(x, true_value, bound, float(mu[0]), shadow)
 
 
-def _steepest_hours(a: CurveArrays) -> np.ndarray:
-    """Hours bought at which each S-shaped hill curve (s > 1) is steepest,
-    ``e = k ((s − 1)/(s + 1))^(1/s)`` in effective hours; inf for every other curve [h]."""
-    hill = (a.curve == "hill") & ~a.concave & (a.rate > 0)
-    return np.where(hill, value.hill_turn_hours(a.rate, a.held, a.k, a.shape), np.inf)
-
-
 def _bend(a: CurveArrays, curves: np.ndarray, e: np.ndarray) -> np.ndarray:
     """v''(e) of ``curves`` at effective hours ``e``, by a central difference of v' (0 for a
     linear curve) [value per effective h²]."""
@@ -228,10 +195,11 @@ def _bend(a: CurveArrays, curves: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 
 def _newton(
-    rows: _Rows, a: CurveArrays, state: np.ndarray, binding: np.ndarray, mu: np.ndarray, fixed_x: np.ndarray,
-    lo: np.ndarray, hi: np.ndarray,
+    rows: CouplingRows, dual: np.ndarray, a: CurveArrays, state: np.ndarray, binding: np.ndarray, mu: np.ndarray,
+    fixed_x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
-    """Solve the binding rows for their multipliers with the between sources at their price.
+    """Solve the binding rows for their multipliers with the between sources at their price
+    (``dual``: the multipliers the plan came with, which order the rows).
 
     A linear source at its kink, or an S-shaped one bought in part before its steepest point
     (state 4), is not a function of its price: its hours are unknowns beside the multipliers,
@@ -241,7 +209,7 @@ def _newton(
     A = rows.A
     between = state == 3
     kink = np.flatnonzero(state == 4)
-    B = _independent(A[:, between | (state == 4)], np.flatnonzero(binding), rows.dual)
+    B = _independent(A[:, between | (state == 4)], np.flatnonzero(binding), dual)
 
     def hours(m: np.ndarray, xk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = np.where(state == 1, lo, np.where(state == 2, hi, fixed_x))
@@ -252,9 +220,8 @@ def _newton(
             c = A[:, between].T @ m
             if np.any(c <= 0):
                 return x, np.full_like(x, np.nan)
-            xb, sb = hours_at_price(c, a.rate[between], a.held[between], a.curve[between], a.k[between],
-                                     a.shape[between])  # fmt: skip
-            x[between], slope[between] = xb, sb
+            x[between], slope[between] = hours_at_price(c, a.rate[between], a.held[between], a.curve[between],
+                                                        a.k[between], a.shape[between])  # fmt: skip
         return x, slope
 
     def residual(m: np.ndarray, xk: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -48,7 +48,7 @@ from ..numbers.periods import PeriodProblem, single_period
 from ..numbers.problem import Mode, Problem, check_budget
 from ..numbers.scenarios import ScenarioProblem, one_scenario
 from ..readout.plan import Plan
-from ..readout.solved import duals_of, exact_solve, money_dual_of, money_of, period_rows_of, plan_of
+from ..readout.solved import exact_solve, plan_of
 from .changes import reprice
 from .diagnose import diagnose
 from .hill_range import narrowing
@@ -345,16 +345,11 @@ class Program:
 
     def plan_of(self, r: Refined, t0: float) -> Plan:
         """The plan of :meth:`refined`'s ``r``: its hours made exact, its λ and shadow prices
-        (:meth:`exact`), read (:meth:`read`); ``t0`` is when its solve began
-        (:func:`time.perf_counter`) [s]."""
+        (:func:`procure.program.readout.solved.exact_solve`), read (:meth:`read`); ``t0`` is when
+        its solve began (:func:`time.perf_counter`) [s]."""
         with PauseGC():
-            r, lam, shadow = self.exact(r, self.deadline)
+            r, lam, shadow = exact_solve(self, r, self.deadline)
             return self.read(r, lam, shadow, rounds=r.rounds, gap=r.gap, money_lower_bound=math.nan, t0=t0)
-
-    def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
-        """A refined solve with its hours made exact, and its λ and shadow prices (see
-        :func:`procure.program.readout.solved.exact_solve`)."""
-        return exact_solve(self, r, deadline)
 
     def read(
         self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
@@ -365,23 +360,6 @@ class Program:
         self.last = Solved(hours=r.x, curve_hours=r.w, refined=r)
         return plan_of(self, r, lam, shadow, rounds=rounds, gap=gap, money_lower_bound=money_lower_bound,
                        t0=t0, single=self.single, build_seconds=self.build_seconds)  # fmt: skip
-
-    def money(self, r: Refined) -> float:
-        """The money a budget-mode solve uses [$] (see :func:`procure.program.readout.solved.money_of`)."""
-        return money_of(self, r)
-
-    def money_dual(self, r: Refined) -> float:
-        """λ of a refined budget-mode solve just made: the value of one more budget dollar [value per $]."""
-        return money_dual_of(self, r)
-
-    def period_rows(self) -> dict[str, list[int]]:
-        """Over periods, the matrix row of each money, capacity and mix row per period (see
-        :func:`procure.program.readout.periods.period_rows`)."""
-        return period_rows_of(self)
-
-    def duals(self, res: SolverResult) -> tuple[float, dict[str, float]]:
-        """λ and the shadow prices, from the LP (with integers fixed at the plan if any)."""
-        return duals_of(self, res)
 
 
 def solve_problem(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import highspy
 import numpy as np
 
 from ...errors import Reason, SolveError
@@ -20,11 +21,11 @@ from ..model.crossover import start_from
 from ..model.forms import add_cuts, initial_points, refined_breakpoints
 from ..numbers.periods import PeriodProblem
 from ..numbers.scenarios import ScenarioProblem
-from ..paths import eligible, priced_by_dual, qualifies
+from ..paths import eligible, qualifies
 from ..readout.plan import VALUE_ABS_TOLERANCE, closes, relative_gap
-from ..rows import CouplingRows, coupling_rows
-from .hill_range import priced_part
-from .polish import FEASIBILITY, Polished, polish_from
+from ..rows import coupling_rows
+from .hill_range import priced_dual
+from .polish import FEASIBILITY, polish_from
 from .state import Refined, Solving
 
 #: Most refinement rounds of one solve; a safety net: every round makes progress.
@@ -61,8 +62,7 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
     if guided is not None:
         return guided
     if program.built.cut_count == 0:  # built for the guide, which placed none: the spread first cuts
-        a = program.built.arrays
-        add_cuts(program.built, *initial_points(a))
+        add_cuts(program.built, *initial_points(program.built.arrays))
         program.highs.sync_cuts()
     _concave_start(program)
     rel_gap = tolerance * MIP_GAP_SHARE
@@ -76,9 +76,8 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
         _e, v = a.value_of(w)
         true_value = built.true_objective(v)
         program.incumbent = max(program.incumbent, true_value)
-        bound = res.bound
         # a plan beyond the narrowed bounds is worth no more than narrowed_value (hill_range)
-        upper = max(float(bound), true_value, program.narrowed_value)
+        upper = max(float(res.bound), true_value, program.narrowed_value)
         gap = relative_gap(upper, true_value)
         if closes(upper, true_value, tolerance):
             if _on_narrowed_bound(program, x):
@@ -89,7 +88,7 @@ def refine(program: Solving, deadline: float, tolerance: float) -> Refined:
                 program.rebuild(hill_breakpoints=points, deadline=deadline)
                 continue
             return Refined(program.budget, x, w, true_value, upper, gap, rounds, res)
-        if not _progress(program, w, res.z, v, upper, float(bound) - res.objective, deadline):
+        if not _progress(program, w, res.z, v, upper, float(res.bound) - res.objective, deadline):
             if rel_gap > TOLERANCE_FLOOR:
                 rel_gap = max(rel_gap / 10, TOLERANCE_FLOOR)
                 continue
@@ -121,8 +120,7 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
     if built.has_integers or not eligible(a):
         return None
     rows = coupling_rows(program.problem, program.budget, built.capacity_names)
-    last = program.last
-    start = last.refined.mu if last is not None and last.refined.mu is not None else None
+    start = program.last.refined.mu if program.last is not None else None
     if start is not None and len(start) != len(rows.b):
         start = None
     dual = solve_dual(a, rows, start)
@@ -135,7 +133,9 @@ def _guided(program: Solving, deadline: float, tolerance: float) -> Refined | No
         program.highs.sync_cuts()
     if exact is None:
         return None
-    return _certified(program, exact, rows, deadline, tolerance, rounds=1)
+    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
+    point = None if program.highs.has_basis() else start_from(program.highs, exact.x, mu)
+    return _closed(program, deadline, tolerance, exact.x, exact.x, exact.value, start=point, mu=mu)
 
 
 def _on_narrowed_bound(program: Solving, x: np.ndarray) -> bool:
@@ -147,8 +147,7 @@ def _on_narrowed_bound(program: Solving, x: np.ndarray) -> bool:
     # a source narrowed to 0 hours is not bought: the integers its form fixes in the LP the
     # duals are read from hold it at 0 whatever its bound
     bound = np.nan_to_num(narrowed, nan=np.inf)
-    on = (bound > 0) & (x >= bound * (1 - NARROWED_AT))
-    return bool(on.any())
+    return bool(np.any((bound > 0) & (x >= bound * (1 - NARROWED_AT))))
 
 
 def _concave_start(program: Solving) -> None:
@@ -162,31 +161,27 @@ def _concave_start(program: Solving) -> None:
     if (not program.dual_guide or program.fixed_hours is not None or isinstance(built.formulation, PeriodProblem)
             or not built.formulation.certain or eligible(a)):  # fmt: skip
         return
-    part = priced_by_dual(a)
-    if not part.any():
+    found = priced_dual(a, coupling_rows(program.problem, program.budget, built.capacity_names))
+    if found is None:
         return
-    rows = coupling_rows(program.problem, program.budget, built.capacity_names)
-    dual = solve_dual(priced_part(a), rows)
-    if not np.all(np.isfinite(dual.x)):
-        return
+    part, dual = found
     curves = np.flatnonzero(part)
     if add_cuts(built, curves, a.rate[curves] * (a.held[curves] + np.clip(dual.x[curves], 0.0, a.room[curves]))):
         program.highs.sync_cuts()
 
 
-def _certified(
-    program: Solving, exact: Polished, rows: CouplingRows, deadline: float, tolerance: float, *, rounds: int
-) -> Refined | None:
-    """One solve of the model as it stands, from the exact plan where HiGHS has no basis yet
-    (:mod:`procure.program.model.crossover`); the exact plan, if its bound closes on it."""
-    mu = np.array([exact.lam, *(exact.shadow[name] for name in rows.names[1:])])
-    start = None if program.highs.has_basis() else start_from(program.highs, exact.x, mu)
+def _closed(
+    program: Solving, deadline: float, tolerance: float, x: np.ndarray, w: np.ndarray, value: float,
+    *, start: highspy.HighsSolution | None = None, mu: np.ndarray | None = None,
+) -> Refined | None:  # fmt: skip
+    """One solve of the model as it stands (from ``start`` where given,
+    :mod:`procure.program.model.crossover`); the plan of hours ``x`` (``w`` per curve) worth
+    ``value``, if its bound closes on it."""
     res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD, start=start)
-    upper = max(float(res.bound), exact.value)
-    gap = relative_gap(upper, exact.value)
-    if not closes(upper, exact.value, tolerance):
+    upper = max(float(res.bound), value)
+    if not closes(upper, value, tolerance):
         return None
-    return Refined(program.budget, exact.x, exact.x, exact.value, upper, gap, rounds, res, mu=mu)
+    return Refined(program.budget, x, w, value, upper, relative_gap(upper, value), 1, res, mu=mu)
 
 
 def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Refined | None:
@@ -210,14 +205,8 @@ def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Ref
     w = np.tile(x, sp.count)
     if add_cuts(built, np.arange(len(c.rate)), c.rate * (c.held + w)):
         program.highs.sync_cuts()
-    res = program.solve_once(deadline, rel_gap=tolerance * MIP_GAP_SHARE, cold=COLD_METHOD)
     _e, v = c.value_of(w)
-    true_value = built.true_objective(v)
-    upper = max(float(res.bound), true_value)
-    gap = relative_gap(upper, true_value)
-    if not closes(upper, true_value, tolerance):
-        return None
-    return Refined(program.budget, x, w, true_value, upper, gap, 1, res)
+    return _closed(program, deadline, tolerance, x, w, built.true_objective(v))
 
 
 def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upper: float, mip_gap: float,
@@ -238,15 +227,13 @@ def _progress(program: Solving, w: np.ndarray, z: np.ndarray, v: np.ndarray, upp
         return False  # the gap is the branch and bound's: tighten it
     candidates = np.flatnonzero(over & a.concave)
     if len(candidates) and (cut_part >= hill_part or not np.any(over & ~a.concave)):
-        added = add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + w[candidates]))
-        if added:
+        if add_cuts(built, candidates, a.rate[candidates] * (a.held[candidates] + w[candidates])):
             program.highs.sync_cuts()
             return True
     coarse = [i for i in np.flatnonzero(over & ~a.concave).tolist() if i in built.hill_breakpoints]
     if coarse:
-        points = dict(built.hill_breakpoints)
-        for i in coarse:
-            points[i] = refined_breakpoints(points[i], float(w[i]))
-        program.rebuild(hill_breakpoints=points, deadline=deadline)
+        points = built.hill_breakpoints
+        program.rebuild(hill_breakpoints=points | {i: refined_breakpoints(points[i], float(w[i])) for i in coarse},
+                        deadline=deadline)  # fmt: skip
         return True
     return False

@@ -63,8 +63,7 @@ def slope_brackets(a: CurveArrays, cut_curve: np.ndarray, cut_point: np.ndarray,
             value.derivative(above, c, k, shape), float
         )
         own = np.maximum(np.asarray(value.derivative(e, c, k, shape), float), np.finfo(float).tiny)
-    width = np.where(on, 0.0, np.where(both, rise / own, np.inf))
-    return width
+    return np.where(on, 0.0, np.where(both, rise / own, np.inf))
 
 
 def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[SolverResult, highspy.Highs | None]:

@@ -86,7 +86,8 @@ class Solved:
 
 
 class Solving(Protocol):
-    """The program as the solve loop sees it (see :class:`procure.program.solve.program.Program`)."""
+    """The program as the solve loop sees it: what each member is, is said in
+    :class:`procure.program.solve.program.Program`."""
 
     tolerance: float
     fixed_hours: np.ndarray | None
@@ -101,50 +102,21 @@ class Solving(Protocol):
     single: PeriodProblem | None
 
     @property
-    def problem(self) -> Problem:
-        """Today's numbers and the question."""
-
+    def problem(self) -> Problem: ...
     @property
-    def built(self) -> BuiltModel:
-        """The built model."""
-
+    def built(self) -> BuiltModel: ...
     @property
-    def built_if_any(self) -> BuiltModel | None:
-        """The built model, or None before a target-mode program's first solve."""
-
+    def built_if_any(self) -> BuiltModel | None: ...
     @property
-    def highs(self) -> HighsModel:
-        """The model as handed to HiGHS."""
-
+    def highs(self) -> HighsModel: ...
     @property
-    def budget(self) -> float:
-        """The budget the model holds [$]."""
-
+    def budget(self) -> float: ...
     def solve_once(
         self, deadline: float, *, rel_gap: float, cold: str = "choose", start: highspy.HighsSolution | None = None
-    ) -> SolverResult:
-        """One solve of the model as it stands."""
-
-    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None:
-        """Rebuild the model, keeping its cuts."""
-
-    def at_budget(self, budget: float) -> None:
-        """Put the model at a budget."""
-
-    def duals(self, res: SolverResult) -> tuple[float, dict[str, float]]:
-        """λ and the shadow prices."""
-
-    def money(self, r: Refined) -> float:
-        """The money a budget-mode solve uses [$]."""
-
-    def money_dual(self, r: Refined) -> float:
-        """λ of a budget-mode solve [value per $]."""
-
-    def exact(self, r: Refined, deadline: float) -> tuple[Refined, float, dict[str, float]]:
-        """A refined solve with exact hours."""
-
+    ) -> SolverResult: ...
+    def rebuild(self, *, hill_breakpoints: dict[int, np.ndarray] | None = None, deadline: float = math.inf) -> None: ...
+    def at_budget(self, budget: float) -> None: ...
     def read(
         self, r: Refined, lam: float, shadow: dict[str, float], *, rounds: int, gap: float,
         money_lower_bound: float, t0: float,
-    ) -> Plan:  # fmt: skip
-        """The plan of a refined solve."""
+    ) -> Plan: ...  # fmt: skip

@@ -98,22 +98,13 @@ class ScenarioPlan:
         ``objective`` is the plan's ``value`` named as what it is, (1 − W) E[V] + W CVaR."""
         out = self.plan.to_dict()
         out["notes"] = list(out.get("notes", [])) + self.notes
-        out.update(
-            {
-                "expected_value": self.expected_value,
-                "cvar": self.cvar,
-                "objective": self.value,
-                "risk_alpha": self.risk_alpha,
-                "risk_weight": self.risk_weight,
-                "scenario_values": self.scenario_values.to_dict("records"),
-                "evpi": self.evpi,
-                "vss": self.vss,
-                "wait_and_see": self.wait_and_see,
-                "mean_plan_objective": self.mean_plan_objective,
-                "recourse_price_x": self.recourse_price_x,
-                "ran_on": self.ran_on,
-            }
-        )
+        out.update({
+            "expected_value": self.expected_value, "cvar": self.cvar, "objective": self.value,
+            "risk_alpha": self.risk_alpha, "risk_weight": self.risk_weight,
+            "scenario_values": self.scenario_values.to_dict("records"), "evpi": self.evpi, "vss": self.vss,
+            "wait_and_see": self.wait_and_see, "mean_plan_objective": self.mean_plan_objective,
+            "recourse_price_x": self.recourse_price_x, "ran_on": self.ran_on,
+        })  # fmt: skip
         if self.recourse_price_x is not None:
             out["recourse"] = self.recourse.to_dict("records")
         if self.mean_plan_values is not None:
@@ -170,10 +161,8 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
         # The value per dollar of the next hour, over the same all-in cost (capacity charges
         # included) as the plan read at the ledger's numbers, with the slope of the plan's own
         # objective: each scenario weighted by (1 − W) π + W × its share of the CVaR's tail.
-        slope = np.asarray(value.derivative(e, a.curve, a.k, a.shape), dtype=float) * a.rate
-        expected_slope = objective_weights(totals, sp) @ slope.reshape(count, n)
-        b = program.problem
-        ledger_slope = b.marginal_value(x)
+        expected_slope = objective_weights(totals, sp) @ a.slope_of(w).reshape(count, n)
+        ledger_slope = program.problem.marginal_value(x)
         ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)
         for column in ("marginal_value_per_usd", "marginal_value_per_usd_price_only"):
             s[column] = s[column].to_numpy() * ratio
@@ -182,25 +171,13 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
         {"scenario": list(sp.names), "probability": prob, "value": totals, "later_usd": later_usd.sum(axis=1)}
     )
     k_idx, i_idx = np.nonzero(later)
-    recourse = pd.DataFrame(
-        {
-            "scenario": [sp.names[k] for k in k_idx.tolist()],
-            "source": sp.base.sources["source"].to_numpy()[i_idx],
-            "hours": later[k_idx, i_idx],
-            "usd": later_usd[k_idx, i_idx],
-        },
-        columns=list(RECOURSE_COLUMNS),
-    )
-    return ScenarioPlan(
-        plan=plan,
-        expected_value=float(prob @ totals),
-        cvar=cvar(totals, prob, sp.risk_alpha),
-        risk_alpha=sp.risk_alpha,
-        risk_weight=sp.risk_weight,
-        recourse_price_x=sp.recourse_price_x,
-        scenario_values=scenario_values,
-        recourse=recourse,
-    )
+    names = [sp.names[k] for k in k_idx.tolist()]
+    sources = sp.base.sources["source"].to_numpy()[i_idx]
+    recourse = pd.DataFrame({"scenario": names, "source": sources, "hours": later[k_idx, i_idx],
+                             "usd": later_usd[k_idx, i_idx]}, columns=list(RECOURSE_COLUMNS))  # fmt: skip
+    return ScenarioPlan(plan=plan, expected_value=float(prob @ totals), cvar=cvar(totals, prob, sp.risk_alpha),
+                        risk_alpha=sp.risk_alpha, risk_weight=sp.risk_weight, recourse_price_x=sp.recourse_price_x,
+                        scenario_values=scenario_values, recourse=recourse)  # fmt: skip
 
 
 def objective_weights(values: np.ndarray, sp: ScenarioProblem) -> np.ndarray:

@@ -19,6 +19,7 @@ from ...ledger.schema import MOST_USD
 from ..numbers.bounds import source_arrays
 from ..numbers.periods import PeriodProblem
 from ..readout.plan import Plan
+from ..readout.solved import exact_solve, money_dual_of, money_of
 from .diagnose import diagnose, least_money
 from .refine import TOLERANCE_FLOOR, refine
 from .state import Refined, Solving
@@ -62,21 +63,18 @@ def most_money(program: Solving) -> float:
     return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
 
 
-def _budget_dual(program: Solving, r: Refined) -> float:
-    """λ of a refined budget-mode solve just made [value per $] (0 if the budget does not bind)."""
-    if program.built.has_integers:
-        return r.value / r.budget if r.budget > 0 else 0.0  # an average rate: a safe Newton step
-    return program.money_dual(r)
-
-
 def evaluate(program: Solving, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
-    """A certified budget-mode solve at ``budget``, decided against the target: ``"reaches"``
-    (the plan's true value is at least the target) or ``"short"`` (the upper bound is below it)."""
+    """A certified budget-mode solve at ``budget`` with its λ [value per $] (0 if the budget does
+    not bind), decided against the target: ``"reaches"`` (the plan's true value is at least the
+    target) or ``"short"`` (the upper bound is below it)."""
     program.at_budget(budget)
     tolerance = program.tolerance
     while True:
         r = refine(program, deadline, tolerance)
-        r.lam = _budget_dual(program, r)
+        if program.built.has_integers:  # λ: an average rate, a safe Newton step
+            r.lam = r.value / r.budget if r.budget > 0 else 0.0
+        else:
+            r.lam = money_dual_of(program, r)
         noise = REACH_NOISE * max(1.0, abs(target))
         if r.value >= target - noise:
             return r, "reaches"
@@ -88,9 +86,10 @@ def evaluate(program: Solving, budget: float, deadline: float, target: float) ->
         tolerance = max(TOLERANCE_FLOOR, min(0.5 * tolerance, needed) if needed > 0 else 0.1 * tolerance)
 
 
-def _mix_floor(program: Solving) -> tuple[float, float]:
+def _mix_floor(program: Solving, most: float) -> tuple[float, float]:
     """The least money whose plan meets the mix bounds with the hours held [$] (0 without mix
-    bounds, or where the hours held meet them), and a certified lower bound on it.
+    bounds, or where the hours held meet them), and a certified lower bound on it; ``most``, the
+    most money the bracket reaches [$].
 
     Raises
     ------
@@ -104,14 +103,11 @@ def _mix_floor(program: Solving) -> tuple[float, float]:
     # bound of the budget it was put at: at 0, none of those sources could be bought. The least
     # money L is found once the budget is at least L (the cheapest plan then lies within every
     # bound), so the budget grows until the least money found is within it.
-    most = min(most_money(program), MOST_USD)
     budget = 0.0
     while True:
         program.at_budget(budget)
-        built = program.built
-        found = least_money(built)
-        bounded = built.budget_bounds
-        if not bounded or budget >= most or (found is not None and found[0] <= budget):
+        found = least_money(program.built)
+        if not program.built.budget_bounds or budget >= most or (found is not None and found[0] <= budget):
             break
         budget = min(most, max(MIX_FLOOR_GROWTH * budget, found[0] if found is not None else 0.0,
                                MIX_FLOOR_FIRST_BUDGET))  # fmt: skip
@@ -137,12 +133,10 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     steps = 0
     # the bracket stays within the budgets the program takes (the budget option's range)
     most = min(most_money(program), MOST_USD)
-    floor, floor_bound = _mix_floor(program)
-    lo = floor
+    floor, floor_bound = _mix_floor(program, most)
+    lo = budget = floor
     r, verdict = evaluate(program, floor, deadline, target)
-    hi, hi_r = (floor, r) if verdict == "reaches" else (math.inf, None)
-    lo_r = r if verdict == "short" else None
-    budget = floor
+    hi, hi_r, lo_r = (floor, r, None) if verdict == "reaches" else (math.inf, None, r)
     if verdict == "short":
         with np.errstate(divide="ignore", invalid="ignore"):
             best_rate = np.max(np.where(p.cost > 0, p.rate / p.cost, 0.0), initial=0.0)
@@ -170,7 +164,7 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
     # on each side of it; bisect when two steps in a row land on the same side.
     same_side, last = 0, ""
     while lo_r is not None:  # None: the hours held reach the target, no money needed
-        top = min(hi, program.money(hi_r))
+        top = min(hi, money_of(program, hi_r))
         hair = 0.5 * program.tolerance * max(top, LEAST_MONEY_SCALE)
         if top - lo <= 2 * hair or steps >= MAX_TARGET_STEPS:
             break
@@ -185,18 +179,16 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
         if same_side >= 2:
             budget, same_side = 0.5 * (lo + top), 0
         r, verdict = evaluate(program, budget, deadline, target)
-        same_side = same_side + 1 if verdict == last else 1
-        last = verdict
+        same_side, last = (same_side + 1 if verdict == last else 1), verdict
         if verdict == "reaches":
             hi, hi_r = budget, r
         else:
             lo, lo_r = budget, r
     final, _ = evaluate(program, hi, deadline, target)
-    final, lam, shadow = program.exact(final, deadline)
+    final, lam, shadow = exact_solve(program, final, deadline)
     if lo_r is None:  # the least money that meets the mix bounds already reaches the target
         lo = floor_bound
-    spent = program.money(final)
-    gap = money_gap(spent, lo)
+    gap = money_gap(money_of(program, final), lo)
     return program.read(final, lam, shadow, rounds=steps + 1, gap=gap, money_lower_bound=lo, t0=t0)
 
 

@@ -59,10 +59,9 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
     cannot invert (:func:`procure.program.paths.eligible`).
     """
     base = sp.base
-    count = sp.count
     a = _qualified_arrays(sp)
     if a is None:
-        return [None] * count
+        return [None] * sp.count
     rows = scenario_rows(base, sp.rate, float(base.budget or 0.0), capacity_rows_of(base))
     A, b = rows.A, rows.b
     if sp.recourse_price_x is not None:
