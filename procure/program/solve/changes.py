@@ -45,11 +45,8 @@ def reprice(program: Solving, problem: Problem) -> None:
         return
     loosens = np.any(b.sources.budget_bounded & (cost < old.cost))
     program.incumbent, program.narrowing = -math.inf, True  # the old prices' best plan and bounds
-    if (
-        loosens
-        or program.narrowed is not None
-        or (program.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded))
-    ):
+    later_bounded = program.formulation.recourse_price_x is not None and np.any(b.arrays.budget_bounded)
+    if loosens or program.narrowed is not None or later_bounded:
         program.rebuild()
         return
     check_lots(problem, b.sources, program.budget)

@@ -209,12 +209,10 @@ def first_incumbent(a: CurveArrays, rows: CouplingRows) -> tuple[float, np.ndarr
     return float(np.sum(v)), dual.mu
 
 
-def narrow_hills(
-    problem: Problem, incumbent: float = -math.inf, a: CurveArrays | None = None
-) -> tuple[np.ndarray, float] | None:
-    """The bounds on the S-shaped sources' hours of a one-scenario budget-mode ``problem`` that
-    a plan worth more than the best known must keep (:func:`hill_ranges`), with that value;
-    None where none narrows a source's bound below :data:`LEAST_NARROWING` of it.
+def narrow_hills(problem: Problem, incumbent: float, a: CurveArrays) -> tuple[np.ndarray, float] | None:
+    """The bounds on the S-shaped sources' hours of a one-scenario budget-mode ``problem`` (its
+    sources ``a``) that a plan worth more than the best known must keep (:func:`hill_ranges`),
+    with that value; None where none narrows a source's bound below :data:`LEAST_NARROWING` of it.
 
     The best plan known is the better of ``incumbent`` (the true value of a plan found,
     [own-hour equivalents]) and :func:`first_incumbent`'s; the multipliers are the dual's of the
@@ -226,7 +224,6 @@ def narrow_hills(
         Per source its narrowed bound [h] (NaN where not narrowed), and the value they were
         proven against: no plan beyond them is worth more.
     """
-    a = source_arrays(problem) if a is None else a  # ``a``: the problem's, where read already
     if a.concave.all():
         return None
     rows = coupling_rows(problem, float(problem.budget or 0.0), capacity_rows_of(problem))

@@ -116,8 +116,7 @@ def exact_hours(
     own = p.column("available_hours")
     x0 = np.clip(x_start, 0.0, a.room)
     bought = p.bought(x0)
-    fee = p.column("fixed_fee_usd")
-    rows = coupling_rows(p, budget - float(fee @ (bought & a.binary)), capacity_names)
+    rows = coupling_rows(p, budget - float(p.column("fixed_fee_usd") @ (bought & a.binary)), capacity_names)
     straight = a.concave & ((a.curve == "linear") | ((a.curve == "power") & (a.shape >= 1)))
     movable = (a.lots == 0) & (~a.binary | bought) & (a.rate > 0)
     # An S-shaped source bought past its steepest point is on its concave side: its hours there

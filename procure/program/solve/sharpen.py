@@ -95,7 +95,6 @@ def sharpened(program: Solving, r: Refined, deadline: float) -> tuple[SolverResu
         if lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return r.results, None
         c = np.asarray(lp.getSolution().col_value, dtype=float)[: len(r.results.columns)]
-        w_at, x_at = np.maximum(hm.w_cols, 0), np.maximum(hm.x_cols, 0)
-        w, x = np.where(hm.w_cols >= 0, c[w_at], 0.0), np.where(hm.x_cols >= 0, c[x_at], 0.0)
+        w, x = (np.where(cols >= 0, c[np.maximum(cols, 0)], 0.0) for cols in (hm.w_cols, hm.x_cols))
         solution = replace(r.results, w=w, x=x, columns=c)
     return solution, lp

@@ -197,8 +197,7 @@ def objective_weights(values: np.ndarray, sp: ScenarioProblem) -> np.ndarray:
 def _capacities_over_scenarios(program: Program, plan: Plan, hours: np.ndarray) -> pd.DataFrame:
     """The capacity table of a scenario plan: with recourse, each capacity's use is the most any
     scenario uses (hours held, bought now and later), and it binds where that scenario fills it."""
-    sp = program.formulation
-    if sp.recourse_price_x is None:
+    if program.formulation.recourse_price_x is None:
         return plan.capacities
     p = program.problem
     caps = plan.capacities.copy()
@@ -216,8 +215,7 @@ def _capacities_over_scenarios(program: Program, plan: Plan, hours: np.ndarray) 
 def scenario_values(problem: ScenarioProblem, hours: np.ndarray) -> np.ndarray:
     """The true value of buying ``hours`` now in each scenario, with no later hours
     [own-hour equivalents per scenario]."""
-    sp = problem
-    h = sp.base.held + np.asarray(hours, dtype=float)
-    e = sp.rate * h[None, :]
-    v = value.value(e, sp.base.curves[None, :], sp.saturation_hours, sp.base.column("curve_shape")[None, :])
+    e = problem.rate * (problem.base.held + np.asarray(hours, dtype=float))[None, :]
+    v = value.value(e, problem.base.curves[None, :], problem.saturation_hours,
+                    problem.base.column("curve_shape")[None, :])  # fmt: skip
     return np.asarray(v, dtype=float).sum(axis=1)
