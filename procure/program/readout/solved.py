@@ -1,8 +1,8 @@
 """Reading a certified solve out of the program: its exact hours, λ and shadow prices, the
 money it uses, and the plan over the formulation's axes (one scenario, periods, formats).
 
-These functions read a program through its face (:class:`procure.program.solve.state.Solving`), the
-way the refinement and target search do; :class:`procure.program.solve.program.Program` composes them.
+These functions read a program through its face (:class:`procure.program.solve.state.Solving`): the
+refinement, the target search and :class:`procure.program.solve.program.Program` each call them.
 """
 
 from __future__ import annotations
