@@ -59,7 +59,7 @@ MUTATIONS = [
      "capacity_rows_of(base))"),
     ("model bound at the range a row holds (derived bound × 1.0)", "procure/program/numbers/bounds.py",
      "DERIVED_BOUND = 1.5", "DERIVED_BOUND = 1.0"),
-    ("on/off credit row's chord at the range, not the bound", "procure/program/model/build.py",
+    ("on/off credit row's chord at the range, not the bound", "procure/program/model/integer_rows.py",
      "_e, at_top = c.value_of(np.where(np.isfinite(c.bound), c.bound, 0.0))",
      "_e, at_top = c.value_of(np.where(np.isfinite(c.upper), c.upper, 0.0))"),
     ("wait-and-see later price × 1.05", "procure/program/solve/wait_and_see.py",

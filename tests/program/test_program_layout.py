@@ -132,3 +132,20 @@ def test_the_rows_right_hand_sides_are_written_once():
             if taken_off or negated:
                 places.append(name)
     assert set(places) == {f"{ROOT}.rows"}, places
+
+
+def test_every_row_mutation_of_the_benchmark_names_text_that_is_there_once():
+    """``benchmarks/row_mutations.py`` perturbs a row by replacing its text: text that moved to
+    another module would leave that row unperturbed and the table silently short."""
+    top = Path(__file__).resolve().parents[2]  # the checkout the benchmark copies
+    source = (top / "benchmarks" / "row_mutations.py").read_text()
+    table = next(
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "MUTATIONS" for t in node.targets)
+    )
+    mutations = ast.literal_eval(table)
+    assert len(mutations) >= 10
+    for name, file, old, new in mutations:
+        assert old != new, name
+        assert (top / file).read_text().count(old) == 1, f"{name}: {old!r} is not once in {file}"
