@@ -76,19 +76,16 @@ def variable(m: pyo.ConcreteModel, name: str, index: Any, lower: np.ndarray, upp
     (:meth:`Layout.bounds`). Its bounds are set here only."""
     lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
 
-    def same(values: np.ndarray) -> float | None:
-        """The one bound all items share (None: none), else nan."""
-        if len(values) and np.all(values == values[0]):
-            return float(values[0]) if np.isfinite(values[0]) else None
-        return math.nan if len(values) else None
+    def shared(values: np.ndarray) -> bool:
+        """Every item has the same bound: the variable's own (where finite)."""
+        return not len(values) or bool(np.all(values == values[0]))
 
-    shared = same(lower), same(upper)
-    setattr(m, name, pyo.Var(index, bounds=tuple(None if b is not None and math.isnan(b) else b for b in shared)))
-    for bound, values, set_bound in ((shared[0], lower, "setlb"), (shared[1], upper, "setub")):
-        if bound is not None and math.isnan(bound):
-            each = [float(v) if np.isfinite(v) else None for v in values.tolist()]
-            for v, b in zip(items(m, name), each, strict=True):
-                getattr(v, set_bound)(b)
+    one = [float(v[0]) if len(v) and shared(v) and np.isfinite(v[0]) else None for v in (lower, upper)]
+    setattr(m, name, pyo.Var(index, bounds=tuple(one)))
+    for values, set_bound in ((lower, "setlb"), (upper, "setub")):
+        if not shared(values):
+            for v, b in zip(items(m, name), values.tolist(), strict=True):
+                getattr(v, set_bound)(b if math.isfinite(b) else None)
     getattr(m, BOUNDS)[name] = (lower, upper)
 
 
@@ -112,12 +109,8 @@ def linear(m: pyo.ConcreteModel, groups: Sequence[Terms]) -> LinearExpression:
     for g in groups:
         found = items(m, g.var)
         variables = [found[p] for p in g.at.tolist()]
-        if g.live is not None:
-            params = items(m, g.live)
-            coefs: list[Any] = [params[p] for p in g.at.tolist()]
-        elif g.exprs is not None:
-            coefs = list(g.exprs)
-        else:
+        coefs = list(map(items(m, g.live).__getitem__, g.at.tolist())) if g.live is not None else g.exprs
+        if coefs is None:  # numbers
             assert g.coef is not None
             if np.all(g.coef == 1.0):  # a term of coefficient 1 is the variable itself
                 args += variables
@@ -193,16 +186,11 @@ def row_terms(
     at = 0
     for g in record[1]:
         cols.append(first[g.var] + np.asarray(g.at, dtype=np.int64))
-        if g.live is not None:
-            found = items(m, g.live)
-            kept = [found[p] for p in g.at.tolist()]
-            coefs.append(np.fromiter((p.value for p in kept), dtype=float, count=len(kept)))
+        kept = list(map(items(m, g.live).__getitem__, g.at.tolist())) if g.live is not None else g.exprs
+        if kept is not None:  # parameters, or expressions of them
+            coefs.append(np.fromiter(map(number, kept), dtype=float, count=len(kept)))
             live_at.append(at + np.arange(len(kept)))
             params += kept
-        elif g.exprs is not None:
-            coefs.append(np.fromiter(map(number, g.exprs), dtype=float, count=len(g.exprs)))
-            live_at.append(at + np.arange(len(g.exprs)))
-            params += g.exprs
         else:
             assert g.coef is not None
             coefs.append(np.asarray(g.coef, dtype=float))
@@ -234,10 +222,7 @@ class Arguments:
     def variables(self, m: pyo.ConcreteModel) -> list[Any]:
         """Per curve, the variable its value is read at (``w[j]`` or ``x[s]``)."""
         xs, ws = items(m, "x"), items(m, "w")
-        out = [xs[j % self.n] for j in range(len(self._rank))]
-        for j, q in enumerate(self.own.tolist()):
-            out[q] = ws[j]
-        return out
+        return [ws[r] if r >= 0 else xs[j % self.n] for j, r in enumerate(self._rank.tolist())]
 
     def columns(self, first: dict[str, int]) -> np.ndarray:
         """Per curve, the matrix column of the variable its value is read at, the variables'

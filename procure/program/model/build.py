@@ -27,7 +27,7 @@ The model holds the program's state: the costs ``cost[s]`` and later costs ``lat
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,8 +74,6 @@ class BuiltModel:
         The budget row(s); per capacity and per mix bound, its row in each scenario.
     capacity_names : list of str
         Capacities that have a row (finite and used by some source).
-    objective_of : callable
-        The objective at the true value of each curve [own-hour equivalents].
     hill_breakpoints : dict of int to numpy.ndarray
         The breakpoints of each hill curve, in its hours [h].
     budget_dependent : bool
@@ -97,7 +95,6 @@ class BuiltModel:
     capacity_rows: list[list[Any]]
     mix_rows: list[list[Any]]
     capacity_names: list[str]
-    objective_of: Callable[[np.ndarray], float]
     at: array_rows.Arguments
     budget_dependent: bool = False
     hill_breakpoints: dict[int, np.ndarray] = field(default_factory=dict)
@@ -105,7 +102,8 @@ class BuiltModel:
 
     def true_objective(self, values: np.ndarray) -> float:
         """The objective at the true value of each curve [own-hour equivalents]."""
-        return self.objective_of(values)
+        sp = self.formulation
+        return sp.objective(np.asarray(values, dtype=float).reshape(sp.count, sp.n).sum(axis=1))
 
     @property
     def room(self) -> np.ndarray:
@@ -129,11 +127,6 @@ class BuiltModel:
         """The S-shaped curves' breakpoints that hold at any budget (not :attr:`hill_budget_ranges`)."""
         ranged = self.hill_budget_ranges
         return {i: xs for i, xs in self.hill_breakpoints.items() if not ranged[i]}
-
-    @property
-    def hill_points(self) -> dict[int, int]:
-        """Breakpoints of each S-shaped hill curve's piecewise form."""
-        return {i: len(xs) for i, xs in self.hill_breakpoints.items()}
 
     def cuts(self) -> list[tuple[int, float]]:
         """Every tangent point in the model, as (curve, effective hours)."""
@@ -211,11 +204,7 @@ def build(
     InputError
         If the problem is not in budget mode.
     """
-    sp = (
-        formulation
-        if isinstance(formulation, ScenarioProblem | PeriodProblem | Infrastructure)
-        else (one_scenario(formulation))
-    )
+    sp = formulation if isinstance(formulation, Formulation) else one_scenario(formulation)
     problem = sp.base
     if problem.mode is not Mode.BUDGET:
         raise invalid("mode", str(problem.mode), "the model is built in budget mode; target mode solves it at budgets")
@@ -251,10 +240,8 @@ def build(
 
     # Where a curve's hours are not x itself: every curve with recourse or over periods; the
     # hill curves of a several-scenario program (a piecewise form is indexed by its curve).
-    if periods is not None:
-        own = list(range(n * count))
-    else:
-        own = [] if count == 1 and not recourse else [j for j in range(n * count) if recourse or not c.concave[j]]
+    every = periods is not None or recourse
+    own = [] if count == 1 and not every else [j for j in range(n * count) if every or not c.concave[j]]
     m.Jw = pyo.Set(initialize=own, ordered=True)
     array_rows.variable(m, "w", m.Jw, np.zeros(len(own)), np.asarray(c.bound, dtype=float)[own])
     at = array_rows.Arguments(n, np.asarray(own, dtype=np.int64), n * count)
@@ -291,7 +278,6 @@ def build(
         capacity_rows=[[m.capacity[r, k] for k in m.Kc if (r, k) in m.capacity] for r in m.R],
         mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
         capacity_names=capacity_names,
-        objective_of=lambda v: sp.objective(np.asarray(v, dtype=float).reshape(count, n).sum(axis=1)),
         at=at,
         budget_dependent=isinstance(sp, Infrastructure),
     )
@@ -308,29 +294,26 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
     n = sp.n
     curves = np.arange(len(m.z))
     if isinstance(sp, Infrastructure):
-        value = [array_rows.Terms("z", curves, np.ones(len(curves)))]
-        m.objective = pyo.Objective(expr=array_rows.linear(m, value), sense=pyo.maximize)
-        return
-    if isinstance(sp, PeriodProblem):
-        value = [array_rows.Terms("z", curves, np.repeat(np.asarray(sp.block_weight, dtype=float), n))]
-        m.objective = pyo.Objective(expr=array_rows.linear(m, value), sense=pyo.maximize)
-        return
-    weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
-    terms = [array_rows.Terms("z", curves, np.repeat((1 - weight) * np.asarray(prob, dtype=float), n))]
-    if weight > 0:
-        m.eta = pyo.Var()
-        m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
+        terms = [array_rows.Terms("z", curves, np.ones(len(curves)))]
+    elif isinstance(sp, PeriodProblem):
+        terms = [array_rows.Terms("z", curves, np.repeat(np.asarray(sp.block_weight, dtype=float), n))]
+    else:
+        weight, alpha, prob = sp.risk_weight, sp.risk_alpha, sp.probability
+        terms = [array_rows.Terms("z", curves, np.repeat((1 - weight) * np.asarray(prob, dtype=float), n))]
+        if weight > 0:
+            m.eta = pyo.Var()
+            m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
 
-        def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
-            """u_k ≥ η − V_k: how far scenario k falls below η."""
-            zs = [_m.z[k * n + i] for i in range(n)]
-            return array_rows.sum_of([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
+            def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
+                """u_k ≥ η − V_k: how far scenario k falls below η."""
+                zs = [_m.z[k * n + i] for i in range(n)]
+                return array_rows.sum_of([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
 
-        m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
-        terms += [
-            array_rows.Terms("eta", np.zeros(1, dtype=np.int64), np.array([weight], dtype=float)),
-            array_rows.Terms("tail", np.arange(len(m.K)), -weight * np.asarray(prob, dtype=float) / alpha),
-        ]
+            m.tail_row = pyo.Constraint(m.K, rule=tail_rule)
+            terms += [
+                array_rows.Terms("eta", np.zeros(1, dtype=np.int64), np.array([weight], dtype=float)),
+                array_rows.Terms("tail", np.arange(len(m.K)), -weight * np.asarray(prob, dtype=float) / alpha),
+            ]
     m.objective = pyo.Objective(expr=array_rows.linear(m, terms), sense=pyo.maximize)
 
 

@@ -41,11 +41,9 @@ def start_from(hm: HighsModel, x: np.ndarray, mu: np.ndarray) -> highspy.HighsSo
         return None
     lp = hm.h.getLp()
     ncol, nrow = int(lp.num_col_), int(lp.num_row_)
-    a = built.arrays
-    col = np.zeros(ncol)
+    cost, col = np.asarray(lp.col_cost_, dtype=float), np.zeros(ncol)
     col[hm.x_cols] = x
-    _e, v = a.value_of(np.asarray(x, dtype=float))
-    col[hm.z_cols] = v
+    _e, col[hm.z_cols] = built.arrays.value_of(np.asarray(x, dtype=float))
     # the matrix as HiGHS holds it now (column-wise or row-wise), one entry per nonzero
     matrix = lp.a_matrix_
     starts = np.asarray(matrix.start_, dtype=np.int64)
@@ -66,15 +64,9 @@ def start_from(hm: HighsModel, x: np.ndarray, mu: np.ndarray) -> highspy.HighsSo
         # each curve's tightest cut: by curve, then by slack
         order = np.lexsort((slack, curve))
         tightest = order[np.r_[True, curve[order][1:] != curve[order][:-1]]]
-        weight = np.asarray(lp.col_cost_, dtype=float)[hm.z_cols]
-        row_dual[first_cut + tightest] = weight[curve[tightest]]
-    used = np.asarray(np.bincount(column_of, weights=value * row_dual[index], minlength=ncol), dtype=float)
-    col_dual = np.asarray(lp.col_cost_, dtype=float) - used
+        row_dual[first_cut + tightest] = cost[hm.z_cols][curve[tightest]]
+    col_dual = cost - np.asarray(np.bincount(column_of, weights=value * row_dual[index], minlength=ncol), dtype=float)
     start = highspy.HighsSolution()
-    start.col_value = col
-    start.row_value = row_value
-    start.col_dual = col_dual
-    start.row_dual = row_dual
-    start.value_valid = True
-    start.dual_valid = True
+    start.col_value, start.row_value, start.col_dual, start.row_dual = col, row_value, col_dual, row_dual
+    start.value_valid = start.dual_valid = True
     return start

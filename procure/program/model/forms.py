@@ -66,12 +66,10 @@ def initial_points(arrays: CurveArrays) -> tuple[np.ndarray, np.ndarray]:
     points = np.column_stack([lo, scaled, hi])
     single = (a.curve == "linear") | (a.rate == 0)
     points[single, 1:] = np.nan
-    points[~np.isfinite(points)] = np.nan
     points[~a.concave] = np.nan
-    curves = np.repeat(np.arange(len(lo)), points.shape[1])
     flat = points.ravel()
-    keep = ~np.isnan(flat)
-    return curves[keep], flat[keep]
+    keep = np.isfinite(flat)
+    return np.repeat(np.arange(len(lo)), points.shape[1])[keep], flat[keep]
 
 
 def tangent_rows(
@@ -86,13 +84,6 @@ def tangent_rows(
     slope, intercept = value.tangent(np.asarray(points, float), a.curve[curves], a.k[curves], a.shape[curves])
     slope = np.asarray(slope, dtype=float)
     return curves, -slope * a.rate[curves], slope * a.rate[curves] * a.held[curves] + intercept
-
-
-def _keys(arrays: CurveArrays, curves: np.ndarray, points: np.ndarray) -> list[tuple[int, float]]:
-    """A cut's identity: its curve and its point in units of :data:`SAME_POINT` of the curve's scale."""
-    k = arrays.k[curves]
-    scale = SAME_POINT * np.maximum(1.0, np.where(np.isfinite(k), k, 1.0))
-    return list(zip(curves.tolist(), np.round(points / scale).tolist(), strict=True))
 
 
 def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
@@ -111,18 +102,19 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
         return 0
     # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
     points = np.maximum(points, smallest_tangent_hours(a.curve[curves], a.k[curves]))
+    # a cut's identity: its curve and its point in units of SAME_POINT of the curve's scale
+    scale = SAME_POINT * np.maximum(1.0, np.where(np.isfinite(a.k[curves]), a.k[curves], 1.0))
     keep = []
-    for j, key in enumerate(_keys(a, curves, points)):
+    for j, key in enumerate(zip(curves.tolist(), np.round(points / scale).tolist(), strict=True)):
         if key not in built.cut_keys:
             built.cut_keys.add(key)
             keep.append(j)
     if not keep:
         return 0
-    rows = tangent_rows(a, curves[keep], points[keep])
     block = m.cuts[len(m.cuts)]
-    block.cut_curve, block.cut_point = rows[0], points[keep]
-    block.cut_coef, block.cut_rhs = rows[1], rows[2]
-    j_, c_, r_ = rows[0].tolist(), rows[1].tolist(), rows[2].tolist()
+    block.cut_curve, block.cut_coef, block.cut_rhs = tangent_rows(a, curves[keep], points[keep])
+    block.cut_point = points[keep]
+    j_, c_, r_ = block.cut_curve.tolist(), block.cut_coef.tolist(), block.cut_rhs.tolist()
     z = [m.z[i] for i in j_]
     w = [built.arguments[i] for i in j_]
     block.Q = pyo.RangeSet(0, len(j_) - 1)
@@ -170,9 +162,8 @@ def add_curve_forms(
     m.H = pyo.Set(initialize=hill, ordered=True)
     if hill:
         given = hill_breakpoints or {}
-        built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i), a.bound[i]) for i in hill}
-        pts = {i: list(built.hill_breakpoints[i]) for i in hill}
-        uppers = hill_upper_values(a, hill, [built.hill_breakpoints[i] for i in hill])
+        xs = built.hill_breakpoints = {i: _breakpoints(a.upper[i], hill_points, given.get(i), a.bound[i]) for i in hill}
+        pts, uppers = {i: list(x) for i, x in xs.items()}, hill_upper_values(a, hill, list(xs.values()))
         tops = {i: list(top) for i, top in zip(hill, uppers, strict=True)}
         m.hill = pyo.Piecewise(
             m.H, m.z, argument, pw_pts=pts, pw_constr_type="UB", pw_repn="INC", warning_tol=-1.0, f_rule=tops
@@ -244,8 +235,7 @@ def chord_rise(
     width = x1 - x0
     f0, f1 = f(x0), f(x1)
     m = (f1 - f0) / np.where(width > 0, width, 1.0)
-    e_turn = value.hill_turn(k, shape)
-    steepest = rate * np.asarray(value.derivative(e_turn, "hill", k, shape), dtype=float)
+    steepest = rate * np.asarray(value.derivative(value.hill_turn(k, shape), "hill", k, shape), dtype=float)
     lo = np.clip(value.hill_turn_hours(rate, held, k, shape), x0, x1)  # where the falling part of the segment starts
     hi = x1.copy()
     has = (width > 0) & (slope(lo) > m) & (slope(x1) < m)

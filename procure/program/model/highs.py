@@ -34,7 +34,7 @@ import pyomo.environ as pyo
 
 from ...errors import Reason, SolveError
 from .array_rows import Layout, row_terms
-from .read import LiveNumbers, linear_terms, rows_of, terms
+from .read import LiveNumbers, coefficients, linear_terms, rows_of
 from .solver_process import INF, LEAST_TIME_LIMIT, SIMPLEX, crossover_ready, new_highs, solver_streams
 
 if TYPE_CHECKING:  # the hand-over reads a built model; it needs no builder
@@ -106,9 +106,8 @@ class HighsModel:
             made = row_terms(m, body_of.expr if isinstance(body_of, pyo.Objective) else body_of.body, first)
             if made is not None:
                 return (0.0, *made)
-            col_of = columns.col_of()
-            constant_expr, variables, coefs, read_cols = linear_terms(body_of, col_of)
-            cols, coef, live = terms(variables, coefs, col_of, read_cols)
+            constant_expr, coefs, cols = linear_terms(body_of, columns.col_of())
+            coef, live = coefficients(coefs)
             at = np.asarray(live, dtype=np.int64)
             return float(pyo.value(constant_expr or 0.0)), cols, coef, at, [coefs[q] for q in live]
 
@@ -121,25 +120,19 @@ class HighsModel:
             kept = coef != 0.0
             index.append(cols[kept])
             values.append(coef[kept])
-            lo = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
-            hi = INF if con.upper is None else float(pyo.value(con.upper)) - constant
+            row_lower.append(-INF if con.lower is None else float(pyo.value(con.lower)) - constant)
+            row_upper.append(INF if con.upper is None else float(pyo.value(con.upper)) - constant)
             if con.upper is not None and not isinstance(con.upper, int | float) and not con.upper.is_constant():
                 self._live_upper.append((row, con.upper, constant))
             self.row_of[id(con)] = row
             starts.append(starts[-1] + int(kept.sum()))
-            row_lower.append(lo)
-            row_upper.append(hi)
         cost = np.zeros(columns.count)
         _constant, cols, coef, _at, _live = read(m.objective)
         np.add.at(cost, cols, coef)
         lp = highspy.HighsLp()
-        lp.num_col_ = columns.count
-        lp.num_row_ = len(row_lower)
-        lp.col_cost_ = cost
-        lp.col_lower_ = lower
-        lp.col_upper_ = upper
-        lp.row_lower_ = np.asarray(row_lower, dtype=np.float64)
-        lp.row_upper_ = np.asarray(row_upper, dtype=np.float64)
+        lp.num_col_, lp.num_row_ = columns.count, len(row_lower)
+        lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
+        lp.row_lower_, lp.row_upper_ = np.asarray(row_lower, dtype=np.float64), np.asarray(row_upper, dtype=np.float64)
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
         lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
         lp.a_matrix_.index_ = np.concatenate([np.zeros(0, np.int32), *index]).astype(np.int32)
@@ -163,8 +156,7 @@ class HighsModel:
         self._sent_coefs = self._live.values()
         self._sent_upper = np.array([float(row_upper[r]) for r, _e, _k in self._live_upper])
         #: Rows of the matrix that are tangent cuts, and the cut blocks they came from.
-        self.cut_rows = 0
-        self._cut_blocks = 0
+        self.cut_rows = self._cut_blocks = 0
         self.sync_cuts()
 
     # ------------------------------------------------------------------ keeping in step
@@ -172,19 +164,15 @@ class HighsModel:
     def sync_cuts(self) -> int:
         """Append the rows of every cut block of the model not yet handed over; returns how many."""
         m = self.built.model
-        added = 0
+        before = self.cut_rows
         while self._cut_blocks in m.cuts:
-            block = m.cuts[self._cut_blocks]
-            self._add_cut_rows(block.cut_curve, block.cut_coef, block.cut_rhs)
-            added += len(block.cut_curve)
+            b = m.cuts[self._cut_blocks]
+            self.add_tangent_rows(self.h, b.cut_curve, b.cut_coef, b.cut_rhs)
+            self.cut_parts.append((np.asarray(b.cut_curve, np.int64), np.asarray(b.cut_coef, float),
+                                   np.asarray(b.cut_rhs, float)))  # fmt: skip
+            self.cut_rows += len(b.cut_curve)
             self._cut_blocks += 1
-        return added
-
-    def _add_cut_rows(self, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
-        """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` as one batch of rows."""
-        self.add_tangent_rows(self.h, curves, coef, rhs)
-        self.cut_rows += len(curves)
-        self.cut_parts.append((np.asarray(curves, np.int64), np.asarray(coef, float), np.asarray(rhs, float)))
+        return self.cut_rows - before
 
     def add_tangent_rows(self, h: highspy.Highs, curves: np.ndarray, coef: np.ndarray, rhs: np.ndarray) -> None:
         """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` to ``h`` (this model's
@@ -275,8 +263,7 @@ class HighsModel:
                         self._at(columns, self.w_cols), bound, objective, columns)  # fmt: skip
 
     def _empty(self, status: str) -> SolverResult:
-        nothing = np.zeros(len(self.x_cols))
-        curves = np.zeros(len(self.z_cols))
+        nothing, curves = np.zeros(len(self.x_cols)), np.zeros(len(self.z_cols))
         return SolverResult(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
 
     @staticmethod

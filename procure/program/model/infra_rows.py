@@ -34,8 +34,13 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     # beyond it (model_bound), so the budget row alone carries λ.
     upper = np.minimum(a.upper[inf.source], afford(inf.cost, float(inf.base.budget or 0.0)))
     bound = model_bound(upper, inf.base.column("available_hours")[inf.source])
-    formats = np.array([len({f for f, i in zip(inf.format, inf.source, strict=True) if i == k}) for k in range(n)])
-    tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else ((~inf.split) & (formats > 1))[inf.source]
+    pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
+    formats_of: dict[int, list[str]] = {}
+    for i, f in pairs:
+        formats_of.setdefault(i, []).append(f)
+    # a source that is not split, in one of several formats, is kept in the one chosen
+    chooses = (~inf.split) & (np.array([len(formats_of.get(i, [])) for i in range(n)]) > 1)
+    tied = np.ones(inf.options, bool) if len(inf.cores) > 1 else chooses[inf.source]
     wide = np.flatnonzero(tied & (upper > MOST_HOURS))  # options in a big-M row
     if len(wide):
         i = int(inf.source[wide[0]])
@@ -67,23 +72,16 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
             return array_rows.sum_of([1.0, -float(bound[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
 
         m.by_count = pyo.Constraint(m.O, rule=by_count_rule)
-    pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
-    formats_of: dict[int, list[str]] = {}
-    for i, f in pairs:
-        formats_of.setdefault(i, []).append(f)
-    chosen = [(i, f) for i, f in pairs if not inf.split[i] and len(formats_of[i]) > 1]
-    m.KF = pyo.Set(initialize=chosen, dimen=2, ordered=True)
+    m.KF = pyo.Set(initialize=[(i, f) for i, f in pairs if chooses[i]], dimen=2, ordered=True)
     m.keep = pyo.Var(m.KF, domain=pyo.Binary)
-    picks = sorted({i for i, _f in chosen})
-    m.KS = pyo.Set(initialize=picks, ordered=True)
+    m.KS = pyo.Set(initialize=np.flatnonzero(chooses).tolist(), ordered=True)
 
     def one_format_rule(_m: pyo.ConcreteModel, i: int) -> object:
         """A source that is not split is kept in one format."""
         return array_rows.sum_of([1.0] * len(formats_of[i]), [_m.keep[i, f] for f in formats_of[i]]) == 1
 
     m.one_format = pyo.Constraint(m.KS, rule=one_format_rule)
-    picked = [o for o in range(inf.options) if (int(inf.source[o]), str(inf.format[o])) in set(chosen)]
-    m.OF = pyo.Set(initialize=picked, ordered=True)
+    m.OF = pyo.Set(initialize=np.flatnonzero(chooses[inf.source]).tolist(), ordered=True)
 
     def by_format_rule(_m: pyo.ConcreteModel, o: int) -> object:
         """An option's hours only in the format kept: q_o ≤ U_s keep_sf."""

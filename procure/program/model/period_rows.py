@@ -16,6 +16,7 @@ capacity rows ``capacity[r, b]`` and the mix rows ``mix[g, b]``. Curve ``j`` has
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 
 import numpy as np
 import pyomo.environ as pyo
@@ -32,24 +33,11 @@ def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
     """The arrays of every (scenario, run, source) curve, ``j = (ω T + t) n + s``, from the
     sources' ``a``."""
     K, T = pp.scenarios, pp.periods
-
-    def tile(v: np.ndarray) -> np.ndarray:
-        return np.tile(v, K * T)
-
-    return CurveArrays(
-        rate=np.repeat(pp.qualities, T, axis=0).ravel().astype(float),
-        held=np.tile((pp.age[0] * a.held[None, :]).ravel(), K),
-        room=tile(a.room),
-        upper=tile(a.upper),
-        budget_bounded=tile(a.budget_bounded),
-        curve=tile(a.curve),
-        k=np.repeat(pp.scales, T, axis=0).ravel().astype(float),
-        shape=tile(a.shape),
-        concave=tile(a.concave),
-        binary=tile(a.binary),
-        lots=tile(a.lots),
-        bound=tile(a.bound),
-    )
+    c = {f.name: np.tile(getattr(a, f.name), K * T) for f in fields(CurveArrays)}
+    c.update(rate=np.repeat(pp.qualities, T, axis=0).ravel().astype(float),
+             held=np.tile((pp.age[0] * a.held[None, :]).ravel(), K),
+             k=np.repeat(pp.scales, T, axis=0).ravel().astype(float))  # fmt: skip
+    return CurveArrays(**c)
 
 
 def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadline: float = math.inf) -> None:
@@ -91,13 +79,12 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
 
         m.first = pyo.Constraint(m.W, m.S, rule=first_rule)
         m.most = pyo.Constraint(m.W, m.S, rule=most_rule)
-    age = pp.age
 
     def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
         """Run t of scenario ω reads source s at its aged hours: w_j = Σ_{τ≤t} φ_sτt y_ωτs."""
         b, i = divmod(j, n)
         k, t = divmod(b, T)
-        coefs = [1.0] + [-float(age[tau, t, i]) for tau in range(t + 1)]
+        coefs = [1.0] + [-float(pp.age[tau, t, i]) for tau in range(t + 1)]
         return array_rows.sum_of(coefs, [_m.w[j]] + [_m.y[k, tau, i] for tau in range(t + 1)]) == 0
 
     timed_rows(m, "ahead", (m.Jw,), ahead_rule, deadline)
@@ -110,10 +97,8 @@ def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: np.ndarray, d
     T, n = pp.periods, pp.n
     share = np.cumsum(pp.share) if pp.carry else pp.share
     m.Kb = pyo.Set(initialize=range(pp.count), ordered=True)
-    spends = []
-    for k in range(pp.scenarios):
-        spend = pp.spend_matrix(k)  # [t, τ, s]
-        spends.append(np.cumsum(spend, axis=0) if pp.carry else spend)
+    spend = [pp.spend_matrix(k) for k in range(pp.scenarios)]  # [t, τ, s] per scenario
+    spends = [np.cumsum(s, axis=0) for s in spend] if pp.carry else spend
 
     def budget_rule(_m: pyo.ConcreteModel, b: int) -> object:
         """Money of period t in scenario ω: Σ_{τ≤t} Σ_s c_ωtτs y_ωτs [+ Σ_s fee_s buy_s] ≤ share_t · B."""

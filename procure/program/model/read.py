@@ -73,27 +73,17 @@ def columns_of(variables: Sequence[Any], col_of: dict[int, int]) -> np.ndarray:
     return np.fromiter(map(col_of.__getitem__, map(id, variables)), dtype=np.int32, count=len(variables))
 
 
-def terms(
-    variables: Sequence[Any], coefs: Sequence[Any], col_of: dict[int, int], cols: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """The columns and values of a row's terms, and which terms are expressions of parameters
-    (``cols``: the columns, where :func:`linear_terms` has read them already)."""
-    if cols is None:
-        cols = columns_of(variables, col_of)
-    kinds = list(map(type, coefs))
-    live = [q for q, kind in enumerate(kinds) if kind not in NUMBER_TYPES]
+def coefficients(coefs: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
+    """The values of a row's coefficients, and which are expressions of parameters."""
+    live = [q for q, c in enumerate(coefs) if type(c) not in NUMBER_TYPES]
     if not live:
-        coef = np.array(coefs, dtype=float).reshape(len(coefs))
-    elif len(live) == len(coefs) and all(kind is ParamData for kind in kinds):
-        coef = np.fromiter(map(_VALUE, coefs), dtype=float, count=len(coefs))  # one parameter each
-    else:
-        coef = np.fromiter(map(number, coefs), dtype=float, count=len(coefs))
-    return cols, coef, live
+        return np.array(coefs, dtype=float).reshape(len(coefs)), live
+    return np.fromiter(map(number, coefs), dtype=float, count=len(coefs)), live
 
 
-def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], Sequence[Any], np.ndarray | None]:
-    """A linear constraint's (or objective's) body as (constant, variables, coefficients), each
-    variable once, and their columns where read already (else None).
+def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], np.ndarray]:
+    """A linear constraint's (or objective's) body as (constant, coefficients, columns), each
+    variable once.
 
     A body built as one ``LinearExpression`` over distinct variables
     is read as it stands; any other body through ``generate_standard_repn``, which collects it.
@@ -110,11 +100,11 @@ def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], 
         _release(body)
         cols = columns_of(variables, col_of)
         if len(np.unique(cols)) == len(cols):
-            return constant, variables, coefs, cols
+            return constant, coefs, cols
     repn = generate_standard_repn(body, compute_values=False, quadratic=False)
     if repn.nonlinear_expr is not None or repn.quadratic_vars:
         raise SolveError(f"constraint {con.name} is not linear", Reason.INVALID)
-    return repn.constant, repn.linear_vars, repn.linear_coefs, None
+    return repn.constant, repn.linear_coefs, columns_of(repn.linear_vars, col_of)
 
 
 def column_bounds(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,19 +119,12 @@ def column_bounds(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.nd
     integer = np.zeros(n, dtype=bool)
     reals = pyo.Reals
     for j, v in enumerate(columns):
-        if v.domain is reals:
-            lb, ub = v.lower, v.upper
-            if lb is not None:
-                lower[j] = lb if type(lb) is float else float(pyo.value(lb))
-            if ub is not None:
-                upper[j] = ub if type(ub) is float else float(pyo.value(ub))
-            continue
-        lb, ub = v.bounds
+        lb, ub = (v.lower, v.upper) if v.domain is reals else v.bounds
         if lb is not None:
-            lower[j] = float(lb)
+            lower[j] = lb if type(lb) is float else float(pyo.value(lb))
         if ub is not None:
-            upper[j] = float(ub)
-        integer[j] = not v.is_continuous()
+            upper[j] = ub if type(ub) is float else float(pyo.value(ub))
+        integer[j] = v.domain is not reals and not v.is_continuous()
     return lower, upper, integer
 
 
@@ -164,17 +147,13 @@ def rows_of(m: pyo.ConcreteModel, deadline: float = math.inf) -> Iterator[Any]:
     SolveError
         ``Reason.TIME_LIMIT`` once ``deadline`` (:func:`time.perf_counter`) [s] has passed.
     """
-    cuts = m.cuts
-    q = 0
-    for block in m.block_data_objects(active=True, descend_into=True):
-        if block.parent_component() is cuts:
-            continue
-        for con in block.component_data_objects(pyo.Constraint, active=True, descend_into=False):
-            if q % ROWS_BETWEEN_CLOCK_LOOKS == 0 and time.perf_counter() > deadline:
-                raise SolveError("out of time: the time limit was reached while the model was handed to HiGHS",
-                                 Reason.TIME_LIMIT)  # fmt: skip
-            q += 1
-            yield con
+    blocks = (b for b in m.block_data_objects(active=True, descend_into=True) if b.parent_component() is not m.cuts)
+    rows = (con for b in blocks for con in b.component_data_objects(pyo.Constraint, active=True, descend_into=False))
+    for q, con in enumerate(rows):
+        if q % ROWS_BETWEEN_CLOCK_LOOKS == 0 and time.perf_counter() > deadline:
+            raise SolveError("out of time: the time limit was reached while the model was handed to HiGHS",
+                             Reason.TIME_LIMIT)  # fmt: skip
+        yield con
 
 
 def timed_rows(m: pyo.ConcreteModel, name: str, index: Sequence[Any], rule: Any, deadline: float) -> None:

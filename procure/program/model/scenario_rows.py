@@ -51,31 +51,27 @@ def budget_rows(
     n = sp.n
     recourse = sp.recourse_price_x is not None
     m.Kb = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
-    if not recourse:
-
-        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
-            """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0)."""
-            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), fees)]
-            return array_rows.linear(_m, money) <= _m.budget
-
-    else:
-        price_x = float(sp.recourse_price_x or 1.0)
-        later_ok = sp.later_ok
+    price_x, later_ok = float(sp.recourse_price_x or 1.0), sp.later_ok
+    if recourse:
         later_cost = {(k, i): float(sp.later_cost[k, i]) for k in range(sp.count) for i in range(n)}
         # the scenarios' prices, checked where they were read: no domain check per item
         m.later = pyo.Param(m.K, m.S, mutable=True, within=pyo.Any, initialize=later_cost)
 
-        def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
-            """Scenario k's money: now at today's price, later at M times its own:
-            Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
-            later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
-            ok = np.flatnonzero(later_ok)
-            money = [
-                Terms("x", np.arange(n), exprs=[_m.cost[i] - later[i] for i in range(n)]),
-                *at.terms(k * n + ok, None, exprs=[later[i] for i in ok.tolist()]),
-                Terms("buy", np.arange(len(_m.B)), fees),
-            ]
+    def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
+        """The money: Σ_s c_s x_s + Σ_s fee_s buy_s ≤ B (one row, k = 0); with recourse scenario
+        k's, now at today's price, later at M times its own:
+        Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
+        if not recourse:
+            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), fees)]
             return array_rows.linear(_m, money) <= _m.budget
+        later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
+        ok = np.flatnonzero(later_ok)
+        money = [
+            Terms("x", np.arange(n), exprs=[_m.cost[i] - later[i] for i in range(n)]),
+            *at.terms(k * n + ok, None, exprs=[later[i] for i in ok.tolist()]),
+            Terms("buy", np.arange(len(_m.B)), fees),
+        ]
+        return array_rows.linear(_m, money) <= _m.budget
 
     timed_rows(m, "budget_row", (m.Kb,), budget_rule, deadline)
 
