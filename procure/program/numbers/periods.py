@@ -195,7 +195,7 @@ class PeriodProblem:
         """Money of period ``t`` spent by one hour bought in period ``τ``, ``[t, τ, s]`` [$/h], in
         a scenario: its price in ``τ`` when ``t = τ`` plus its bill at run ``t`` when ``τ ≤ t``."""
         T = self.periods
-        out = np.tril(np.ones((T, T)))[:, :, None] * self.bill[None, None, :]
+        out = np.where(np.tri(T, dtype=bool)[:, :, None], self.bill[None, None, :], 0.0)
         out[range(T), range(T)] += self.prices[scenario]
         return out
 
