@@ -83,8 +83,13 @@ def hill_turn_hours(rate: ArrayLike, held: ArrayLike, k: ArrayLike, shape: Array
 
 def is_concave(curve: ArrayLike, shape: ArrayLike = np.nan) -> ArrayLike:
     """True where the curve is concave: all but hill with ``s > 1`` (False for an unknown name)."""
-    concave = _by_curve(lambda c: lambda _e, _k, s: c.concave(s), 0.0, curve, np.nan, shape)
-    return _like(concave == 1.0, curve, shape)
+    c, s = np.broadcast_arrays(np.asarray(curve), np.asarray(shape, dtype=float))
+    out = np.zeros(c.shape, dtype=bool)
+    for entry in REGISTRY.values():
+        mask = c == entry.name
+        if mask.any():
+            out[mask] = entry.concave(s[mask])
+    return _like(out, curve, shape)
 
 
 def tangent(point: ArrayLike, curve: ArrayLike, k: ArrayLike, shape: ArrayLike) -> tuple[ArrayLike, ArrayLike]:

@@ -217,20 +217,50 @@ class Plan:
         ]  # fmt: skip
         columns += [c for c in ("format", "pixels_per_token") if c in self.sources]
         rows = self.sources[columns].to_dict("records")
-        out = {"status": self.status, "value": self.value, "value_upper_bound": self.value_upper_bound,
-               "lambda": self.lambda_, "shadow_prices": self.shadow_prices, "plan": rows}  # fmt: skip
-        # the keys that are the plan's attributes of the same name, in the JSON's order
-        out |= {key: getattr(self, key) for key in ("mode", "gap", "tolerance", "budget", "target", "spent_usd",
-                                                     "purchase_usd", "transport_usd")}  # fmt: skip
-        out["capacities"] = self.capacities.to_dict("records")
-        out |= {key: getattr(self, key) for key in ("binding", "rounds", "cuts", "build_seconds", "solve_seconds",
-                                                     "notes", "money_lower_bound")}  # fmt: skip
-        if self.periods is not None and self.schedule is not None:
-            out |= {"periods": self.periods.to_dict("records"), "schedule": self.schedule.to_dict("records")}
-            out |= {key: getattr(self, key) for key in ("lambda_by_period", "shadow_prices_by_period")}
-        for key, value in (self.infrastructure or {}).items():
-            out[key] = value.to_dict("records") if isinstance(value, pd.DataFrame) else value
-        return jsonable(out)
+        return jsonable(
+            {
+                "status": self.status,
+                "value": self.value,
+                "value_upper_bound": self.value_upper_bound,
+                "lambda": self.lambda_,
+                "shadow_prices": self.shadow_prices,
+                "plan": rows,
+                "mode": self.mode,
+                "gap": self.gap,
+                "tolerance": self.tolerance,
+                "budget": self.budget,
+                "target": self.target,
+                "spent_usd": self.spent_usd,
+                "purchase_usd": self.purchase_usd,
+                "transport_usd": self.transport_usd,
+                "capacities": self.capacities.to_dict("records"),
+                "binding": self.binding,
+                "rounds": self.rounds,
+                "cuts": self.cuts,
+                "build_seconds": self.build_seconds,
+                "solve_seconds": self.solve_seconds,
+                "notes": self.notes,
+                "money_lower_bound": self.money_lower_bound,
+            }
+            | (
+                {}
+                if self.periods is None or self.schedule is None
+                else {
+                    "periods": self.periods.to_dict("records"),
+                    "schedule": self.schedule.to_dict("records"),
+                    "lambda_by_period": self.lambda_by_period,
+                    "shadow_prices_by_period": self.shadow_prices_by_period,
+                }
+            )
+            | (
+                {}
+                if self.infrastructure is None
+                else {
+                    key: (value.to_dict("records") if isinstance(value, pd.DataFrame) else value)
+                    for key, value in self.infrastructure.items()
+                }
+            )
+        )
 
 
 def read_plan(

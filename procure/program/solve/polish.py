@@ -122,7 +122,7 @@ def exact_hours(
     # An S-shaped source bought past its steepest point is on its concave side: its hours there
     # are a smooth function of its price as a concave curve's are, at least the steepest point's.
     hill = (a.curve == "hill") & ~a.concave
-    turn = np.where(hill & (a.rate > 0), value.hill_turn_hours(a.rate, a.held, a.k, a.shape), np.inf)
+    turn = np.where(hill, value.hill_turn_hours(a.rate, a.held, a.k, a.shape), np.inf)  # inf where rate 0
     past = hill & movable & (x0 > turn)
     # Before it, its slope rises with its hours: bought in part there, it takes what a binding
     # row leaves (as a linear source at its kink does), its hours beside the multipliers.
