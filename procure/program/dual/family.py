@@ -23,7 +23,7 @@ import numpy as np
 
 from ...curves import REGISTRY
 from ..numbers import value
-from .kinks import linear_curves
+from .kinks import linear_curves, price_thresholds
 from .terms import INVERSE_STEP, Terms
 
 if TYPE_CHECKING:  # types only: the dual reads arrays, not the numbers' modules
@@ -62,11 +62,8 @@ class FamilyTerms(Terms):
         kink_rate = np.sum(self.p * self.rate, axis=0)
         self.kink_rate = kink_rate[None]
         self.linear = np.flatnonzero(linear_curves(a.curve, a.shape) & (kink_rate > 0))
-        finite = np.flatnonzero(np.isfinite(self.room))
-        leave = np.zeros(sp.n)
-        with np.errstate(all="ignore"):
-            leave[finite] = np.nan_to_num(self.slope(self.room[finite], finite), nan=0.0)
-        self.entry, self.leave = self.slope(np.zeros(sp.n), np.arange(sp.n))[None], leave[None]
+        entry, leave = price_thresholds(self.room, lambda x: self.slope(x, np.arange(sp.n)))
+        self.entry, self.leave = entry[None], leave[None]
 
     def slope(self, x: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """V_s'(x_s) of the sources ``columns`` [value per h]."""

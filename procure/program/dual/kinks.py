@@ -97,19 +97,17 @@ def binding_rows(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray,
     return grad, (mu > 0) | (grad < 0) | (b - np.einsum("...mn,...n->...m", A, x) < 0)
 
 
-def price_thresholds(rate: np.ndarray, held: np.ndarray, room: np.ndarray,
-                     derivative: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def price_thresholds(room: np.ndarray, marginal: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per source, the prices in multipliers below which it buys more than nothing (its marginal
     value at the hours held) and below which it buys less than its box (at the box's end; 0 for
     a box without end), both its rate for a linear source [value per h] (:func:`procure.program.dual.pivot.pivot_step`).
 
-    ``derivative`` gives v'(e) of each source's curve at effective hours e (same shape as
-    ``rate``: one scenario, or K × sources)."""
+    ``marginal`` gives each source's marginal value V'(x) at hours bought x, one per source of
+    ``room`` (its result one scenario, or K × sources) [value per h]."""
     bounded = np.isfinite(room)
     with np.errstate(all="ignore"):
-        entry = np.asarray(derivative(rate * held), dtype=float) * rate
-        end = np.where(bounded, rate * (held + room), np.inf)
-        at_end = np.nan_to_num(np.asarray(derivative(end), dtype=float) * rate, nan=0.0)
+        entry = marginal(np.zeros_like(room))
+        at_end = np.nan_to_num(marginal(room), nan=0.0)
     return entry, np.where(bounded, at_end, 0.0)
 
 

@@ -163,14 +163,16 @@ class CurveTerms(Terms):
         groups = [(entry, np.flatnonzero((curve == name) & ~linear)) for name, entry in REGISTRY.items()]
         self.groups = [(entry, idx) for entry, idx in groups if len(idx)]
         self.kink_rate = rate
-        self.entry, self.leave = price_thresholds(rate, held, room, self._derivative)
+        self.entry, self.leave = price_thresholds(room, self._marginal)
 
-    def _derivative(self, e: np.ndarray) -> np.ndarray:
-        """v'(e) of each source's curve at effective hours ``e`` (K × n; 1 for a linear source)."""
-        out = np.ones_like(e)
+    def _marginal(self, x: np.ndarray) -> np.ndarray:
+        """Each source's marginal value at hours bought ``x``, ρσφ·v'(ρσφ (h0 + x)) (K × n; ρσφ
+        for a linear source) [value per h]."""
+        e = self.rate * (self.held + x)
+        dv = np.ones_like(e)
         for entry, idx in self.groups:
-            out[:, idx] = entry.derivative(e[:, idx], self.k[:, idx], self.shape[idx])
-        return out
+            dv[:, idx] = entry.derivative(e[:, idx], self.k[:, idx], self.shape[idx])
+        return dv * self.rate
 
     def hours(self, mu: np.ndarray, sel: np.ndarray, *, slopes: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """x(μ) within each box and dx/dc (:meth:`Terms.hours`): closed form per curve."""
