@@ -111,12 +111,14 @@ def price_thresholds(room: np.ndarray, marginal: Callable[[np.ndarray], np.ndarr
     return entry, np.where(bounded, at_end, 0.0)
 
 
-def breakpoints(c: np.ndarray, dc: np.ndarray, rate: np.ndarray) -> np.ndarray:
-    """Step lengths t along ``c − t · dc`` (the linear sources' prices in multipliers along
-    ``mu − t · direction``, ``dc = Aᵀ direction``) at which each reaches its kink ``rate``
-    (before the projection on μ ≥ 0); inf where it never does ahead [1]. Any leading axes."""
+def breakpoints(A_lin: np.ndarray, rate_lin: np.ndarray, mu: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Step lengths t along ``mu − t · direction`` at which each linear source's price in
+    multipliers, ``A_linᵀ μ``, reaches its kink ``rate_lin`` (before the projection on μ ≥ 0);
+    inf where it never does ahead [1]. Shapes as :func:`kinked_sources`'s."""
+    c = np.einsum("...ml,...m->...l", A_lin, mu)
+    dc = np.einsum("...ml,...m->...l", A_lin, direction)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = (c - rate) / dc
+        t = (c - rate_lin) / dc
     return np.where(np.isfinite(t) & (t > 0), t, np.inf)
 
 

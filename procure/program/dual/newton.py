@@ -198,8 +198,7 @@ def _line_search(terms: Terms, sel: np.ndarray, grad: np.ndarray, direction: np.
     flat = at_resolution(ARMIJO * np.sum(grad * (mu - np.maximum(mu - direction, 0.0)), axis=1), g)
     nearest = np.full(len(sel), np.inf)
     if linear:
-        A = terms.A[sel]
-        c, dc = np.einsum("kmn,km->kn", A, mu), np.einsum("kmn,km->kn", A, direction)
+        c, dc = terms.prices(mu, sel), terms.prices(direction, sel)
         nearest = nearest_breakpoint(c, dc, terms.entry[sel], terms.leave[sel])
     early = nearest < 0.5
     t = np.zeros(len(sel))
@@ -252,8 +251,7 @@ def _kink_between(terms: Terms, sel: np.ndarray, direction: np.ndarray, which: n
     q = np.flatnonzero(which)
     lin = terms.linear
     A_lin = terms.A[sel[q]][:, :, lin]
-    bp = breakpoints(np.einsum("kml,km->kl", A_lin, mu[q]), np.einsum("kml,km->kl", A_lin, direction[q]),
-                     terms.kink_rate[sel[q]][:, lin])  # fmt: skip
+    bp = breakpoints(A_lin, terms.kink_rate[sel[q]][:, lin], mu[q], direction[q])
     tq = t[q, None]
     first = np.min(np.where((bp > tq) & (bp < 2 * tq) & (bp < 1), bp, np.inf), axis=1, initial=np.inf)
     has = np.isfinite(first)

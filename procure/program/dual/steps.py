@@ -80,7 +80,7 @@ def kink_newton(terms: Terms, idx: np.ndarray, s: State) -> np.ndarray:
     noise = np.linalg.norm(target - start, axis=1) <= STEP_NOISE * np.linalg.norm(start, axis=1)
     target = np.where(noise[:, None], start, target)
     direction = start - target
-    crossing = breakpoints(np.einsum("kml,km->kl", A_lin, start), np.einsum("kml,km->kl", A_lin, direction), rate_lin)
+    crossing = breakpoints(A_lin, rate_lin, start, direction)
     first = np.min(np.where(~on & (crossing < 1), crossing, np.inf), axis=1, initial=np.inf)
     pending = ok.copy()
     for t in [np.ones(len(r)), first, *(np.full(len(r), 0.5**q) for q in range(1, KINK_HALVINGS + 1))]:
