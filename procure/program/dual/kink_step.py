@@ -69,7 +69,6 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
     held = np.zeros_like(free)  # rows held at 0 (below)
     curvature = np.einsum("kmn,kn,kln->kml", A, -slope, A)
     base = mu.copy()  # μ with the rows held at 0 set there
-    gap = rate[:, linear] - np.einsum("kml,km->kl", A_lin, base)
     box = room[linear]
     size = np.where(np.isfinite(box), np.maximum(1.0, box), 1.0)
     kin = kinked.copy()
@@ -89,7 +88,9 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         system[:, np.arange(m, m + L), np.arange(m, m + L)] = ~k_
         # the gradient where the held rows were moved to 0, to first order (curvature × their shift)
         moved = grad[rows] + np.einsum("kml,kl->km", curvature[rows], base[rows] - mu[rows])
-        rhs = np.concatenate([np.where(f_, -moved, 0.0), np.where(k_, gap[rows], 0.0)], axis=1)
+        # each kinked source's rate less its price in multipliers at μ with the held rows at 0
+        gap = rate[rows][:, linear] - np.einsum("kml,km->kl", A_lin[rows], base[rows])
+        rhs = np.concatenate([np.where(f_, -moved, 0.0), np.where(k_, gap, 0.0)], axis=1)
         solution = _solve(system, rhs)
         solved = np.all(np.isfinite(solution), axis=1)
         pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
@@ -111,7 +112,6 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         held[lowered] |= below[some]
         free[lowered] &= ~below[some]
         base[lowered] = np.where(held[lowered], 0.0, base[lowered])
-        gap[lowered] = rate[lowered][:, linear] - np.einsum("kml,km->kl", A_lin[lowered], base[lowered])
         worse = rows[~fits & ~some]
         leaving = linear[np.argmax(outside[~fits & ~some], axis=1)]
         kin[worse] &= linear[None, :] != leaving[:, None]

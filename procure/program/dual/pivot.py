@@ -68,7 +68,7 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     grad, free = binding_rows(A, b, mu, x, kinked)
     scale = max(float(np.max(np.abs(grad), initial=0.0)), DIVISION_FLOOR)
     if vertex:
-        found = _subgradient_descent(A, grad, mu, kinked, room) if len(kinked) else None
+        found = _subgradient_descent(A, grad, mu, kinked, room)
         if found is None:
             return None
         direction, hours = found

@@ -65,7 +65,7 @@ def dual_certified(
             continue
         upper = max(exact.bound, exact.value)
         if upper - exact.value <= max(tolerance * abs(upper), VALUE_ABS_TOLERANCE):
-            return exact.value, np.asarray(dual.mu, dtype=float)
+            return exact.value, dual.mu
     return None
 
 
@@ -82,8 +82,6 @@ def expected_certified_value(problem: ScenarioProblem, tolerance: float,
         return None, None
     rows = coupling_rows(base, float(base.budget or 0.0), capacity_rows_of(base))
     terms = FamilyTerms(problem, a, rows)
-    if start is not None and len(start) != len(rows.b):
-        start = None
-    found = minimise(terms, None if start is None else start[None])
+    found = minimise(terms, start[None] if start is not None and len(start) == len(rows.b) else None)
     lower, good = certified_values(terms, found.mu, found.bound, found.x, tolerance)
     return (float(lower[0]) if bool(good[0]) else None), found.mu[0]
