@@ -146,8 +146,6 @@ def clear_of_endless(A_end: np.ndarray, rate_end: np.ndarray, mu: np.ndarray) ->
     lower side the source buys without end (g is infinite there). Scaling keeps each multiplier
     at 0 that is 0, and every other price moves by the same share; a problem with no such
     source near keeps its ``mu``."""
-    if A_end.shape[-1] == 0:
-        return mu
     lifted = mu
     for _ in range(ENDLESS_LIFT_PASSES):  # each pass adds what the last one's rounding left short
         c = np.einsum("kme,km->ke", A_end, lifted)
