@@ -53,14 +53,13 @@ def most_money(program: Solving) -> float:
     finite = np.isfinite(room)
     if np.any(~finite & (p.cost > 0)):
         return math.inf
-    f = program.formulation
-    if isinstance(f, PeriodProblem):
+    price, share = p.cost, 1.0
+    if isinstance(f := program.formulation, PeriodProblem):
         # Every hour at its dearest price with its bill at every run, and the money arriving
         # in the smallest share of any period that brings some.
-        dearest = f.prices.max(axis=(0, 1)) + f.periods * f.bill
-        total = float(np.sum(np.where(finite, dearest * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
-        return total / float(f.share[f.share > 0].min())
-    return float(np.sum(np.where(finite, p.cost * room, 0.0)) + np.sum(p.column("fixed_fee_usd")))
+        price = f.prices.max(axis=(0, 1)) + f.periods * f.bill
+        share = float(f.share[f.share > 0].min())
+    return float(np.sum(np.where(finite, price * room, 0.0)) + np.sum(p.column("fixed_fee_usd"))) / share
 
 
 def evaluate(program: Solving, budget: float, deadline: float, target: float) -> tuple[Refined, str]:
