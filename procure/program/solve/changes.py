@@ -56,6 +56,5 @@ def reprice(program: Solving, problem: Problem) -> None:
     m.cost.store_values(dict(zip(changed.tolist(), cost[changed].tolist(), strict=True)), check=False)
     if program.formulation.recourse_price_x is not None:
         later = program.formulation.later_cost
-        for (k, i), param in m.later.items():
-            param.set_value(float(later[k, i]))
+        m.later.store_values({(k, i): float(later[k, i]) for k, i in m.later})
     program.highs.sync_costs()
