@@ -260,7 +260,7 @@ def narrowed_breakpoints(a: CurveArrays, narrowed: np.ndarray, count: int,
     reach = convex_reach(a)
     for i in np.flatnonzero(~np.isnan(narrowed)).tolist():
         top = float(narrowed[i])
-        kept = np.clip(out[i], 0.0, top) if i in out else np.zeros(0)
+        kept = out.get(i, np.zeros(0))
         inside = kept[(kept > 0) & (kept < top)]
         if top <= 0:
             out[i] = np.array([0.0, 1.0])
