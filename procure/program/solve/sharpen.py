@@ -48,7 +48,7 @@ def slope_brackets(a: CurveArrays, cut_curve: np.ndarray, cut_point: np.ndarray,
     order = np.lexsort((cut_point, cut_curve))
     sc, sp = cut_curve[order], cut_point[order]
     start, end = np.searchsorted(sc, curves, "left"), np.searchsorted(sc, curves, "right")
-    lo, hi = start.copy(), end.copy()
+    lo, hi = start, end
     while np.any(lo < hi):  # the first of each curve's points at or past its e, all curves at once
         mid = (lo + hi) // 2
         left = (lo < hi) & (sp[np.minimum(mid, len(sp) - 1)] < e)
