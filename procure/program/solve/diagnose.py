@@ -9,7 +9,6 @@ held and available at all.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -25,9 +24,12 @@ from ..model.solver_process import quiet_solver
 MIP_GAP = 1e-9
 
 
-def _least_money(built: BuiltModel, *, capacities: bool = True) -> Any:
-    """HiGHS's answer for a copy of the model without its budget row (and without its capacity
-    rows where not ``capacities``), minimising the money spent."""
+def least_money(built: BuiltModel, *, capacities: bool = True) -> tuple[float, float] | None:
+    """The least money whose purchases meet the mix bounds and the capacities (where
+    ``capacities``) with the hours held [$], and a certified lower bound on it (the branch and
+    bound's, equal for an LP); None when no purchase meets them. HiGHS finds it on a copy of the
+    model without its budget row (and without its capacity rows where not ``capacities``),
+    minimising the money spent."""
     p = built.formulation.base
     m = built.model.clone()
     m.budget_row.deactivate()
@@ -39,14 +41,7 @@ def _least_money(built: BuiltModel, *, capacities: bool = True) -> Any:
     opt = SolverFactory("highs")
     opt.config.solver_options["mip_rel_gap"] = MIP_GAP
     with quiet_solver():
-        return opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
-
-
-def least_money(built: BuiltModel) -> tuple[float, float] | None:
-    """The least money whose purchases meet the mix bounds and the capacities with the hours
-    held [$], and a certified lower bound on it (the branch and bound's, equal for an LP);
-    None when no purchase meets them."""
-    res = _least_money(built)
+        res = opt.solve(m, load_solutions=False, raise_exception_on_nonoptimal_result=False)
     if res.termination_condition != TerminationCondition.convergenceCriteriaSatisfied:
         return None
     least = float(res.incumbent_objective)
@@ -91,7 +86,7 @@ def diagnose(built: BuiltModel, *, money: bool = False) -> str:
             f"infeasible: the mix bounds need at least ${least:,.2f} of purchases with the hours held, "
             f"the budget is ${budget:,.2f} (short by ${least - budget:,.2f}): raise --budget or relax --max-share"
         )
-    if _least_money(built, capacities=False).termination_condition == TerminationCondition.convergenceCriteriaSatisfied:
+    if least_money(built, capacities=False) is not None:
         return (
             "infeasible: the mix bounds cannot be met within the capacities (accelerator-hours, core-hours, "
             "storage) with the hours held: relax --max-share or raise the capacities"
