@@ -161,15 +161,13 @@ class Program:
     def _build(self, formulation: Formulation, *, hill_breakpoints: dict[int, np.ndarray] | None = None,
                budget: float | None = None) -> None:  # fmt: skip
         """Build the budget-mode model of ``formulation`` and hand it to a new HiGHS object,
-        keeping the cuts and breakpoints of the model it replaces; ``budget``, the budget it
-        will be put at where not ``formulation``'s [$]."""
+        keeping the cuts of the model it replaces, from the S-shaped curves' ``hill_breakpoints``
+        where given; ``budget``, the budget it will be put at where not ``formulation``'s [$]."""
         old = self._built
         t0 = time.perf_counter()
         # the build ends early enough for Python's collector to go over its objects once the
         # collector is on again, and still end by the deadline
         built_by = t0 + (self.deadline - t0) / (1.0 + BUILD_COLLECT_SHARE)
-        if hill_breakpoints is None and old is not None:
-            hill_breakpoints = old.hill_breakpoints
         narrowed, hill_breakpoints = narrowing(self, formulation, hill_breakpoints, budget)
         with PauseGC():  # a model is hundreds of thousands of objects that live on: nothing to collect
             try:
@@ -237,8 +235,9 @@ class Program:
                 f"finer breakpoints (its last build took {self.last_build_seconds:.1f} s)",
                 Reason.TIME_LIMIT,
             )
-        now = self.budget
-        self._build(self._with_budget(self.built.bounds_budget), hill_breakpoints=hill_breakpoints, budget=now)
+        now, old = self.budget, self.built
+        points = old.hill_breakpoints if hill_breakpoints is None else hill_breakpoints
+        self._build(self._with_budget(old.bounds_budget), hill_breakpoints=points, budget=now)
         self._put_budget(now)
 
     def _put_budget(self, budget: float) -> None:
