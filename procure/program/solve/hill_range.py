@@ -85,7 +85,7 @@ class HillGain:
         # where the concave part starts
         self.turn = np.clip(value.hill_turn_hours(self.rate, self.held, self.k, self.s), 0.0, top)
         has = (self._slope(self.turn) > 0) & (self._slope(top) < 0)  # slope − p falls from + to − there
-        r_lo, r_hi = self.turn.copy(), top.copy()
+        r_lo, r_hi = self.turn, top
         for _ in range(BISECTION_STEPS):
             mid = 0.5 * (r_lo + r_hi)
             rising = self._slope(mid) > 0
@@ -166,7 +166,7 @@ def hill_ranges(a: CurveArrays, rows: CouplingRows, incumbent: float, mu: np.nda
         """Whether every plan with at least t hours of the source is worth no more than the incumbent."""
         return others + gains.over(t) <= incumbent
 
-    lo, hi = np.zeros(len(hill)), top.copy()
+    lo, hi = np.zeros(len(hill)), top
     fits = removable(hi)
     at_zero = removable(lo)
     for _ in range(BISECTION_STEPS):
