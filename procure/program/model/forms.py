@@ -79,8 +79,6 @@ def tangent_rows(
     ``z_j + coef·w_j ≤ rhs``: ``coef = −slope·a_j``, ``rhs = slope·a_j·h0_j + intercept``."""
     a = arrays
     curves = np.asarray(curves, dtype=np.int64)
-    if len(curves) == 0:
-        return curves, np.zeros(0), np.zeros(0)
     slope, intercept = value.tangent(np.asarray(points, float), a.curve[curves], a.k[curves], a.shape[curves])
     slope = np.asarray(slope, dtype=float)
     return curves, -slope * a.rate[curves], slope * a.rate[curves] * a.held[curves] + intercept
@@ -98,8 +96,6 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     a, m = built.arrays, built.model
     curves = np.asarray(curves, dtype=np.int64)
     points = np.asarray(points, dtype=float)
-    if len(curves) == 0:
-        return 0
     # A curve that is vertical at 0 (hill with s < 1) takes its tangent a little to the right.
     points = np.maximum(points, smallest_tangent_hours(a.curve[curves], a.k[curves]))
     # a cut's identity: its curve and its point in units of SAME_POINT of the curve's scale

@@ -178,8 +178,6 @@ class HighsModel:
         """Append tangent cuts ``z_j + coef·w_j ≤ rhs`` of ``curves`` to ``h`` (this model's
         HiGHS object, or an LP of it) as one batch of rows."""
         k = len(curves)
-        if k == 0:
-            return
         index = np.empty(2 * k, dtype=np.int32)
         index[0::2], index[1::2] = self.z_cols[curves], self.w_cols[curves]
         value = np.empty(2 * k)
