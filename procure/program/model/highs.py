@@ -268,12 +268,6 @@ class HighsModel:
     def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
 
-    def purchases(self, solution: SolverResult) -> np.ndarray:
-        """Over periods, the hours bought of each source in each period of each scenario
-        (scenarios × periods × sources) [h]."""
-        m = self.built.model
-        return self.values(solution, "y").reshape(len(m.W), len(m.T), len(m.S))
-
     def values(self, solution: SolverResult, name: str) -> np.ndarray:
         """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
         return self._at(solution.columns, self.axis_cols[name])

@@ -94,7 +94,7 @@ def plan_of(
     if isinstance(formulation, PeriodProblem):
         pp = replace(formulation, base=program.problem.asking(budget=r.budget))
         duals = program.highs.row_duals(r.results, r.prices)
-        return read_period_plan(pp, plan, program.highs.purchases(r.results), duals, period_rows_of(program))
+        return read_period_plan(pp, plan, program.highs.values(r.results, "y"), duals, period_rows_of(program))
     return plan
 
 
