@@ -70,8 +70,6 @@ class BuiltModel:
         for any budget up to it.
     arguments : list
         Per curve, the variable whose hours its value is read at (``x[s]`` or ``w[j]``).
-    budget_rows, capacity_rows, mix_rows : list
-        The budget row(s); per capacity and per mix bound, its row in each scenario.
     capacity_names : list of str
         Capacities that have a row (finite and used by some source).
     hill_breakpoints : dict of int to numpy.ndarray
@@ -91,9 +89,6 @@ class BuiltModel:
     arrays: CurveArrays
     bounds_budget: float
     arguments: list[Any]
-    budget_rows: list[Any]
-    capacity_rows: list[list[Any]]
-    mix_rows: list[list[Any]]
     capacity_names: list[str]
     at: array_rows.Arguments
     budget_dependent: bool = False
@@ -274,9 +269,6 @@ def build(
         arrays=c,
         bounds_budget=float(problem.budget or 0.0),
         arguments=arguments,
-        budget_rows=[m.budget_row[k] for k in m.Kb],
-        capacity_rows=[[m.capacity[r, k] for k in m.Kc if (r, k) in m.capacity] for r in m.R],
-        mix_rows=[[m.mix[g, k] for k in m.K] for g in m.G],
         capacity_names=capacity_names,
         at=at,
         budget_dependent=isinstance(sp, Infrastructure),

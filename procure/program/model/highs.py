@@ -147,9 +147,11 @@ class HighsModel:
             self.h.passModel(lp)
         #: Every cut row handed over: its curve, coefficient and right-hand side, in row order.
         self.cut_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.budget_rows = [self.row_of[id(c)] for c in built.budget_rows]
-        self.capacity_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.capacity_rows]
-        self.mix_rows = [[self.row_of.get(id(c), -1) for c in cons] for cons in built.mix_rows]
+        self.budget_rows = [self.row_of[id(m.budget_row[k])] for k in m.Kb]
+        self.capacity_rows = [
+            [self.row_of.get(id(m.capacity[r, k]), -1) for k in m.Kc if (r, k) in m.capacity] for r in m.R
+        ]
+        self.mix_rows = [[self.row_of.get(id(m.mix[g, k]), -1) for k in m.K] for g in m.G]
         self._live = LiveNumbers(live_coefs)
         self._live_rows = np.concatenate([np.zeros(0, dtype=np.int64), *live_rows])
         self._live_cols = np.concatenate([np.zeros(0, dtype=np.int64), *live_cols])
