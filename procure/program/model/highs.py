@@ -148,8 +148,9 @@ class HighsModel:
         #: Every cut row handed over: its curve, coefficient and right-hand side, in row order.
         self.cut_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.budget_rows = [self.row_of[id(m.budget_row[k])] for k in m.Kb]
+        #: Per capacity with a row and per mix bound, its matrix row in each scenario or run (-1: none there).
         self.capacity_rows = [
-            [self.row_of.get(id(m.capacity[r, k]), -1) for k in m.Kc if (r, k) in m.capacity] for r in m.R
+            [self.row_of.get(id(m.capacity[r, k]), -1) if (r, k) in m.capacity else -1 for k in m.Kc] for r in m.R
         ]
         self.mix_rows = [[self.row_of.get(id(m.mix[g, k]), -1) for k in m.K] for g in m.G]
         self._live = LiveNumbers(live_coefs)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,23 +56,6 @@ PERIOD_COLUMNS = {
 }
 
 
-def period_rows(m: Any, row_of: dict[int, int], mix_keys: list[str]) -> dict[str, list[int]]:
-    """The matrix row (``row_of``: by the id of a constraint) of each money, capacity and mix
-    row of a model over periods, per run ``b = ω T + t`` (-1 where a run has no such row):
-    ``"budget"``, each capacity's name, ``"max_share:KEY"``."""
-
-    def of(component: Any, key: Any) -> int:
-        return row_of.get(id(component[key]), -1) if key in component else -1
-
-    runs = range(len(m.W) * len(m.T))
-    out = {"budget": [of(m.budget_row, b) for b in runs]}
-    for r in m.R:
-        out[str(r)] = [of(m.capacity, (r, b)) for b in runs]
-    for g, key in enumerate(mix_keys):
-        out[f"max_share:{key}"] = [of(m.mix, (g, b)) for b in runs]
-    return out
-
-
 def _by_run(pp: PeriodProblem, dual: np.ndarray, found: list[int]) -> np.ndarray:
     """The duals of one kind of row, scenarios × periods (0 where there is no row)."""
     d = np.array([abs(float(dual[r])) if r >= 0 else 0.0 for r in found])
@@ -96,10 +78,11 @@ def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[i
 def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np.ndarray,
                      rows: dict[str, list[int]]) -> Plan:  # fmt: skip
     """The plan over periods of a solve: ``plan`` with its totals, periods and schedule made
-    those of the purchases ``y`` (scenarios × periods × sources in that order, of any shape) [h] and
-    the duals ``row_duals`` of the model's rows (``rows``, :func:`period_rows`). With scenarios
-    the totals and the periods table are expected values; the schedule has a row per scenario,
-    period and source (its first period the same in every scenario)."""
+    those of the purchases ``y`` (scenarios × periods × sources in that order, of any shape)
+    [h] and the duals ``row_duals`` of the model's rows (``rows``,
+    :func:`procure.program.readout.solved.period_rows_of`). With scenarios the totals and the
+    periods table are expected values; the schedule has a row per scenario, period and source
+    (its first period the same in every scenario)."""
     p, T, n, K = pp.base, pp.periods, pp.n, pp.scenarios
     y = np.clip(np.asarray(y, dtype=float), 0.0, None).reshape(K, T, n)
     prob = pp.chance

@@ -24,7 +24,7 @@ from ..solve.polish import DUAL_ZERO, polish
 from ..solve.sharpen import sharpened
 from ..solve.state import Refined, Solving
 from .infrastructure import option_spend, read_infra_plan
-from .periods import budget_dual, period_rows, read_period_plan, single_period_plan
+from .periods import budget_dual, read_period_plan, single_period_plan
 from .plan import Plan, read_plan, relative_gap
 
 
@@ -117,9 +117,11 @@ def money_dual_of(program: Solving, r: Refined) -> float:
 
 
 def period_rows_of(program: Solving) -> dict[str, list[int]]:
-    """Over periods, the matrix row of each money, capacity and mix row per period (see
-    :func:`procure.program.readout.periods.period_rows`)."""
-    return period_rows(program.built.model, program.highs.row_of, list(program.problem.max_share))
+    """Over periods, the matrix row of each money, capacity and mix row per run ``b = ω T + t``
+    (-1 where a run has no such row): ``"budget"``, each capacity's name, ``"max_share:KEY"``."""
+    h = program.highs
+    names = ["budget", *program.built.capacity_names, *(f"max_share:{key}" for key in program.problem.max_share)]
+    return dict(zip(names, [h.budget_rows, *h.capacity_rows, *h.mix_rows], strict=True))
 
 
 def duals_of(program: Solving, res: SolverResult, lp: highspy.Highs | None = None) -> tuple[float, dict[str, float]]:
