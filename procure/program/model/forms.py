@@ -245,8 +245,6 @@ def hill_upper_values(arrays: CurveArrays, curves: Sequence[int], xs: Sequence[n
     of the curve above its chord on the two neighbouring segments [value], every curve's
     segments bounded together (:func:`chord_rise`)."""
     a = arrays
-    if not len(curves):
-        return []
     index = np.asarray(curves, dtype=np.int64)
     counts = np.array([len(x) - 1 for x in xs], dtype=np.int64)
     owner = np.repeat(index, counts)
