@@ -44,8 +44,8 @@ def exact_solve(program: Solving, r: Refined, deadline: float) -> tuple[Refined,
     once more, so its bound (the plan's ``value_upper_bound``, what solving the program's model
     gives) closes on the exact value; with integer terms the bound stays the last solve's.
     """
+    built = program.built
     if r.mu is not None:  # exact already (the dual-guided solve)
-        built = program.built
         rows = coupling_rows(program.problem, program.budget, built.capacity_names)
         a = built.sources
         mu = with_box_duals(r.mu, rows.A, rows.b, range(1, 1 + len(built.capacity_names)), r.x, a.room,
@@ -56,7 +56,6 @@ def exact_solve(program: Solving, r: Refined, deadline: float) -> tuple[Refined,
         solution, lp = sharpened(program, r, deadline)
         lam, shadow = duals_of(program, solution, lp)
         return replace(r, prices=lp), lam, shadow
-    built = program.built
     upper = r.upper
     if not built.has_integers:
         a = built.arrays
