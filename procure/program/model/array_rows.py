@@ -4,8 +4,8 @@ A budget, capacity or mix row and the objective have a term per source or curve:
 at 100,000 sources. Built as a Pyomo ``LinearExpression`` and then read back for HiGHS term by
 term, each row pays Pyomo's bookkeeping per term twice. Here one function, :func:`linear`, makes
 a row's body from :class:`Terms` (an indexed variable of the model, the positions of its items
-in their index order, and their coefficients: numbers, or a mutable parameter of the model read
-at the same positions) and keeps those terms beside the body on the model. The hand-over
+in their index order, and their coefficients: numbers, or the model's mutable parameters or
+expressions of them) and keeps those terms beside the body on the model. The hand-over
 (:mod:`procure.program.model.highs`) then reads such a row's columns as the variable's first
 column plus the positions, and its coefficients as the arrays the body was built from
 (:func:`row_terms`), where any other row is read through Pyomo's expression.
@@ -47,19 +47,16 @@ class Terms:
     at : numpy.ndarray
         Positions of its items in their index order (int64).
     coef : numpy.ndarray or None
-        The coefficients, one per position; None where they are ``live`` or ``exprs``.
-    live : str or None
-        The name of an indexed mutable parameter of the model whose items, at the same
-        positions, are the coefficients (the sources' costs): re-read when it changes.
+        The coefficients, one per position; None where they are ``exprs``.
     exprs : list or None
-        The coefficients as expressions of the model's mutable parameters, one per position
-        (with recourse, ``c_s − M c'_sk``): re-read when they change.
+        The coefficients as the model's mutable parameters or expressions of them, one per
+        position (the sources' costs ``c_s``; with recourse, ``c_s − M c'_sk``): re-read when
+        they change.
     """
 
     var: str
     at: np.ndarray
     coef: np.ndarray | None = None
-    live: str | None = None
     exprs: list[Any] | None = None
 
 
@@ -109,7 +106,7 @@ def linear(m: pyo.ConcreteModel, groups: Sequence[Terms]) -> LinearExpression:
     for g in groups:
         found = items(m, g.var)
         variables = [found[p] for p in g.at.tolist()]
-        coefs = list(map(items(m, g.live).__getitem__, g.at.tolist())) if g.live is not None else g.exprs
+        coefs = g.exprs
         if coefs is None:  # numbers
             assert g.coef is not None
             if np.all(g.coef == 1.0):  # a term of coefficient 1 is the variable itself
@@ -186,11 +183,10 @@ def row_terms(
     at = 0
     for g in record[1]:
         cols.append(first[g.var] + np.asarray(g.at, dtype=np.int64))
-        kept = list(map(items(m, g.live).__getitem__, g.at.tolist())) if g.live is not None else g.exprs
-        if kept is not None:  # parameters, or expressions of them
-            coefs.append(np.fromiter(map(number, kept), dtype=float, count=len(kept)))
-            live_at.append(at + np.arange(len(kept)))
-            params += kept
+        if g.exprs is not None:  # parameters, or expressions of them
+            coefs.append(np.fromiter(map(number, g.exprs), dtype=float, count=len(g.exprs)))
+            live_at.append(at + np.arange(len(g.exprs)))
+            params += g.exprs
         else:
             assert g.coef is not None
             coefs.append(np.asarray(g.coef, dtype=float))

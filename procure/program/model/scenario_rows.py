@@ -20,7 +20,7 @@ from ..numbers.problem import Problem
 from ..numbers.scenarios import ScenarioProblem
 from ..rows import ScenarioRows, capacity_rows_of, scenario_rows
 from . import array_rows
-from .array_rows import Arguments, Terms
+from .array_rows import Arguments, Terms, items
 from .read import timed_rows
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def budget_rows(
         k's, now at today's price, later at M times its own:
         Σ_s (c_s − M c'_sk) x_s + Σ_s M c'_sk w_sk + Σ_s fee_s buy_s ≤ B."""
         if not recourse:
-            money = [Terms("x", np.arange(n), live="cost"), Terms("buy", np.arange(len(_m.B)), fees)]
+            money = [Terms("x", np.arange(n), exprs=items(_m, "cost")), Terms("buy", np.arange(len(_m.B)), fees)]
             return array_rows.linear(_m, money) <= _m.budget
         later = [price_x * _m.later[k, i] if later_ok[i] else 0.0 for i in range(n)]
         ok = np.flatnonzero(later_ok)
