@@ -260,20 +260,17 @@ class HighsModel:
         bound = float(info.mip_dual_bound) if self.integer.any() else objective
         if not math.isfinite(bound):
             bound = objective
-        return SolverResult("optimal", self._at(columns, self.x_cols), self._at(columns, self.z_cols),
-                        self._at(columns, self.w_cols), bound, objective, columns)  # fmt: skip
+        return SolverResult(
+            "optimal", columns[self.x_cols], columns[self.z_cols], columns[self.w_cols], bound, objective, columns
+        )
 
     def _empty(self, status: str) -> SolverResult:
         nothing, curves = np.zeros(len(self.x_cols)), np.zeros(len(self.z_cols))
         return SolverResult(status, nothing, curves, curves, math.nan, math.nan, np.zeros(0))
 
-    @staticmethod
-    def _at(columns: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        return np.where(cols >= 0, columns[np.maximum(cols, 0)], 0.0)
-
     def values(self, solution: SolverResult, name: str) -> np.ndarray:
         """The values of the model's variable ``name`` (of :attr:`axis_cols`) at ``solution``."""
-        return self._at(solution.columns, self.axis_cols[name])
+        return solution.columns[self.axis_cols[name]]
 
     def row_duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> np.ndarray:
         """Duals of every row at ``solution``; with integers, from the LP with them fixed; ``h``:
