@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyomo.environ as pyo
@@ -30,8 +30,16 @@ from ...curves import smallest_tangent_hours
 from ..numbers import value
 from ..numbers.bounds import CurveArrays
 
-if TYPE_CHECKING:  # the forms are added to a built model by its builder
-    from .build import BuiltModel
+
+class CurveModel(Protocol):
+    """What the forms need of a built model (:class:`procure.program.model.build.BuiltModel`)."""
+
+    model: pyo.ConcreteModel
+    arrays: CurveArrays
+    arguments: list[Any]
+    cut_keys: set[tuple[int, float]]
+    hill_breakpoints: dict[int, np.ndarray]
+
 
 #: Breakpoints of the first piecewise form of a hill curve with s > 1.
 DEFAULT_HILL_POINTS = 17
@@ -76,7 +84,7 @@ def tangent_rows(
     return curves, -slope * a.rate[curves], slope * a.rate[curves] * a.held[curves] + intercept
 
 
-def add_cuts(built: BuiltModel, curves: np.ndarray, points: np.ndarray) -> int:
+def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     """Add the tangents of ``curves`` at effective hours ``points`` to the model, as one new
     block of ``m.cuts``; a point where the curve already has a cut is left out (no cut twice).
 
@@ -125,7 +133,7 @@ def cut_points(model: pyo.ConcreteModel) -> tuple[np.ndarray, np.ndarray]:
 
 
 def add_curve_forms(
-    built: BuiltModel,
+    built: CurveModel,
     cuts: Sequence[tuple[int, float]],
     hill_points: int,
     hill_breakpoints: Mapping[int, np.ndarray] | None,
