@@ -78,7 +78,7 @@ def budget_dual(pp: PeriodProblem, row_duals: np.ndarray, rows: dict[str, list[i
 def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np.ndarray,
                      rows: dict[str, list[int]]) -> Plan:  # fmt: skip
     """The plan over periods of a solve: ``plan`` with its totals, periods and schedule made
-    those of the purchases ``y`` (scenarios × periods × sources in that order, of any shape)
+    those of the purchases ``y`` (scenarios × periods × sources in that order, flat or shaped)
     [h] and the duals ``row_duals`` of the model's rows (``rows``,
     :func:`procure.program.readout.solved.period_rows_of`). With scenarios the totals and the
     periods table are expected values; the schedule has a row per scenario, period and source

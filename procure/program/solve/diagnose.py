@@ -78,8 +78,8 @@ def diagnose(built: BuiltModel, *, money: bool = False) -> str:
             if money
             else "infeasible: no plan meets the budget and the capacities"
         )
-    found = least_money(built)
-    if found is not None and not money:
+    found = None if money else least_money(built)  # a target has no budget to fall short of
+    if found is not None:
         least = found[0]
         budget = float(built.model.budget.value)
         return (
