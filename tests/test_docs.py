@@ -120,3 +120,44 @@ def test_paths_named_in_code_and_docs_exist(page):
         if any(part.split(".")[0].isupper() for part in target.split("/")):
             continue
         assert (TOP / target).exists(), f"{page} names a file the repository does not hold: {target}"
+
+
+#: A section of a page as code and pages name it: ``docs/PAGE.md``, "Heading", the heading whole
+#: or its part before a colon (a name wrapped over lines, comment marks and indentation included,
+#: is read as one line).
+SECTION_REFERENCE = re.compile(r'docs/([\w-]+\.md)`{0,2}, "([^"]+)"')
+
+
+def _headings(page: str) -> set[str]:
+    """The headings of a page of docs/, without their ``#`` marks, each also by its part before a
+    colon."""
+    found = re.findall(r"^#+\s+(.+?)\s*$", (TOP / "docs" / page).read_text(), flags=re.MULTILINE)
+    return set(found) | {h.split(":")[0] for h in found if ":" in h}
+
+
+def test_a_section_reference_can_fail():
+    """The reference pattern reads a name wrapped over comment lines, and a name no page holds is
+    not among the headings."""
+    wrapped = 'see ``docs/program.md``, "Plans\n    #: over periods"'
+    one_line = re.sub(r"\s*\n\s*(?:#:?\s*)?", " ", wrapped)
+    assert SECTION_REFERENCE.findall(one_line) == [("program.md", "Plans over periods")]
+    assert "Plans over periods" in _headings("program.md")
+    assert "Plans over decades" not in _headings("program.md")
+    assert "Codecs" in _headings("pipeline.md")
+
+
+@pytest.mark.parametrize(
+    "page",
+    sorted(
+        str(p.relative_to(TOP))
+        for folder in ("procure", "examples", "benchmarks", "docs")
+        for p in (TOP / folder).rglob("*")
+        if p.suffix in {".py", ".md"} and not {"_build", "_api", "__pycache__"} & set(p.parts)
+    ),
+)
+def test_sections_named_in_code_and_docs_exist(page):
+    """Every section a docstring, comment or page names by its heading is a heading of that page."""
+    text = re.sub(r"\s*\n\s*(?:#:?\s*)?", " ", (TOP / page).read_text())
+    for doc, heading in SECTION_REFERENCE.findall(text):
+        assert (TOP / "docs" / doc).exists(), f"{page} names a page docs/ does not hold: {doc}"
+        assert heading in _headings(doc), f"{page} names a section docs/{doc} does not have: {heading!r}"

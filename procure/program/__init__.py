@@ -1,18 +1,6 @@
 """How the budget is spread: the problem's numbers, the value curves, the model, the solve.
 
-* :mod:`procure.program.numbers.problem`: the numbers of the program, from a ledger (:class:`Problem`);
-* :mod:`procure.program.numbers.value`: the value curves and the shelf-life factor;
-* :mod:`procure.program.numbers.scenarios`: the scenario problem, of which the deterministic problem is
-  the one-scenario case, and the risk measure;
-* :mod:`procure.program.numbers.bounds`: the numbers of each curve (a (scenario, source) pair) and its bounds;
-* :mod:`procure.program.model.build`: the one Pyomo builder, over sources × scenarios;
-* :mod:`procure.program.model.forms`: the tangent cuts and piecewise forms that bound the curves;
-* :mod:`procure.program.model.highs`: the hand-over of the model to HiGHS, kept in step with it;
-* :mod:`procure.program.solve.program`: :class:`Program`, which owns the model and re-solves it;
-* :mod:`procure.program.solve.refine`, :mod:`procure.program.solve.target`, :mod:`procure.program.solve.diagnose`:
-  refine until certified, the least money for a value, why there is no plan;
-* :mod:`procure.program.readout.plan`, :mod:`procure.program.solve.stochastic`: the :class:`Plan` and the
-  scenario plan, read out of a solved program.
+The modules and their jobs are listed in ``docs/program.md``, "Code".
 
 The modules that need Pyomo (``model``, ``solve``) load when first used, so that reading a
 problem or a plan does not import the solver.

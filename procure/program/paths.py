@@ -14,7 +14,7 @@ import numpy as np
 from .numbers.bounds import CurveArrays
 from .numbers.scenarios import ScenarioProblem
 
-#: Curves whose hours at a price have a closed form: log, exp, logistic and power (β < 1)
+#: Curves whose hours at a price have a closed form: log, exp, logistic and power (β ≤ 1)
 #: smoothly, linear all or nothing.
 DUAL_CURVES = ("log", "exp", "power", "logistic", "linear")
 

@@ -92,16 +92,17 @@ def mix_row(rate: np.ndarray, members: np.ndarray, share: float, held: np.ndarra
 
 @dataclass(frozen=True)
 class CouplingRows:
-    """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows).
+    """The coupling rows ``A x ≤ b`` of a one-scenario program (dense: a handful of rows): one
+    scenario of :class:`ScenarioRows`, without its scenario axis or row kinds.
 
     Attributes
     ----------
     names : list of str
-        ``budget``, then each capacity with a row, then ``max_share:KEY`` per mix bound.
+        As in :class:`ScenarioRows`.
     A : numpy.ndarray
         Coefficients, rows × sources [$ per h, unit per h, effective h per h].
     b : numpy.ndarray
-        Right-hand sides, held hours counted [$, unit, effective h].
+        Right-hand sides, rows [$, unit, effective h].
     """
 
     names: list[str]
@@ -115,11 +116,9 @@ class ScenarioRows:
     ``k``, row ``r`` reads ``Σ_s A[k, r, s] y_ks ≤ b[k, r]``, ``y_k`` the hours its rows are read
     at (the hours bought now; with recourse, those the scenario ends with).
 
-    The one statement of the rows: the model's capacity and mix rows are made from these arrays
-    (:mod:`procure.program.model.scenario_rows`), and the dual, the wait-and-see values, the
-    exact hours and the certificate read them (:func:`coupling_rows` is scenario 0's). The
-    model's budget row takes its coefficients from the model's cost parameters, which a
-    re-solve moves; row 0 here is the same costs when the rows were made.
+    The model's capacity and mix rows (:mod:`procure.program.model.scenario_rows`) are made from
+    these arrays; its budget row takes the model's cost parameters, which a re-solve moves: row 0
+    here is the same costs when the rows were made.
 
     Attributes
     ----------
@@ -166,8 +165,7 @@ def scenario_rows(problem: Problem, rates: np.ndarray, budget: float, capacity_n
 
 
 def coupling_rows(problem: Problem, budget: float, capacity_names: list[str]) -> CouplingRows:
-    """The budget row (``budget`` on the right), the rows of ``capacity_names`` and the mix rows
-    of the problem's one scenario (:func:`scenario_rows`)."""
+    """Scenario 0's rows of :func:`scenario_rows` at the problem's own rates."""
     return scenario_rows(problem, problem.rate, budget, capacity_names).scenario(0)
 
 

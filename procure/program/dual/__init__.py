@@ -1,14 +1,13 @@
 """The Lagrangian dual of the program's separable concave part: multipliers, hours and a bound, no LP.
 
-For problems whose curves have their hours at a price in closed form (log, exp, logistic, power
-with β < 1, linear) and no integer terms (:func:`procure.program.paths.eligible`), the coupling
-rows (:mod:`procure.program.rows`) are priced by multipliers μ ≥ 0 and the program splits per
-source (:mod:`~procure.program.dual.terms`); one projected Newton method
-(:mod:`~procure.program.dual.newton`) minimises K such duals at once. The entry points here
-ask it of one problem (:func:`solve_dual`), of the expected-value program over scenarios
-(:func:`solve_expected_dual`), or for the bound at given multipliers (:func:`dual_bound`); the
-wait-and-see values of many scenarios ask it of all of them together
-(:mod:`procure.program.solve.wait_and_see`).
+For problems of curves with hours in closed form and no integer term
+(:func:`procure.program.paths.eligible`; power only with β ≤ 1), the coupling rows
+(:mod:`procure.program.rows`) are priced by multipliers μ ≥ 0 and the program splits per source
+(:mod:`~procure.program.dual.terms`); one projected Newton method (:mod:`~procure.program.dual.newton`)
+minimises K such duals at once. The entry points here ask it of one problem (:func:`solve_dual`), of the
+expected-value program over scenarios (:func:`solve_expected_dual`), or for the bound at given
+multipliers (:func:`dual_bound`); the wait-and-see values of many scenarios ask it of all of them
+together (:mod:`procure.program.solve.wait_and_see`).
 
 The program uses this as its guide (:mod:`procure.program.solve.refine`): the dual's hours, made exact
 by :mod:`procure.program.solve.polish`, are where the model's tangent cuts are placed, so that the

@@ -7,11 +7,10 @@ in the hours bought now, under the same budget and capacity rows. Its Lagrangian
 ``c_s`` solve ``V_s'(x) = c_s``, found by a bracketed root search (V_s' falls with x), and dx/dc
 is ``1 / V_s''`` by a central difference. A source linear in every scenario is linear in its
 hours, ``V_s(x) = R_s (h0_s + x)`` with ``R_s = Σ_ω π_ω ρ_sω``: all or nothing at a price, with
-its kink at ``R_s``. The minimiser (:mod:`procure.program.dual.newton`) then gives the
-multipliers and the hours; each (scenario, source) curve gets a tangent cut at its own effective
-hours there, and the model, solved once, bounds the plan: the tangents' slopes, weighted by the
-probabilities, are the expected slope the multipliers price, so the LP's optimum is the plan's
-value.
+its kink at ``R_s``. The minimiser (:mod:`procure.program.dual.newton`) gives the multipliers and
+the hours where each (scenario, source) curve gets its tangent cut (the cuts' slopes, weighted by
+the probabilities, are the expected slope the multipliers price); see ``docs/certification.md``,
+"The dual as the guide: one solve for concave programs".
 """
 
 from __future__ import annotations

@@ -96,8 +96,7 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         pending[rows[~solved]] = False  # no solution: the kinks' hyperplanes do not meet
         rows, k_, solution = rows[solved], k_[solved], solution[solved]
         h = solution[:, m:]
-        # a row whose multiplier the step would take below 0 does not bind at the minimum of the
-        # step's model: held at 0, and the step taken again
+        # a row the step takes below 0 does not bind (see the module): held at 0, the step taken again
         below = free[rows] & (base[rows] + solution[:, :m] < 0)
         outside = np.where(k_, np.maximum(-BOX_SLACK * size - h, h - box - BOX_SLACK * size) / size, -np.inf)
         some = below.any(axis=1)
@@ -106,8 +105,7 @@ def kink_step(A: np.ndarray, b: np.ndarray, rate: np.ndarray, room: np.ndarray, 
         step[done], ok[done] = solution[fits, :m], True
         hours[done] = np.where(k_[fits], np.clip(h[fits], 0.0, box), 0.0)
         pending[done] = False
-        # first the rows that do not bind; then a source whose hours leave its box, which is not
-        # bought in part at the minimum: off its hyperplane, its hours those it has at μ again
+        # the rows that do not bind first; then a source leaving its box goes off its hyperplane (its hours at μ)
         lowered = rows[some]
         held[lowered] |= below[some]
         free[lowered] &= ~below[some]

@@ -27,18 +27,14 @@ import numpy as np
 #: share of its rate [1]; :func:`procure.program.dual.kink_step.kink_step` then puts it on
 #: the kink exactly.
 KINK_TOLERANCE = 1e-6
-#: A kinked source is on its hyperplane, so that any hours in its box may be read as its
-#: hours, where its term of g could differ from their value by at most this share of
-#: max(1, abs(g)): its price in multipliers less its rate, times its box [1] (float noise).
+#: A kinked source is on its hyperplane (:func:`on_hyperplanes`) where its term of g could differ
+#: from the value of any hours in its box by at most this share of max(1, abs(g)) [1] (float noise).
 KINK_EXACT = 1e-12
 #: Where the kinks' system is singular (sources alike), its least-squares solution is taken
 #: where it solves the system within this share of the right-hand side's size [1].
 SYSTEM_RESIDUAL = 1e-9
-#: A linear source whose box has no end and whose price in multipliers lies below its rate by
-#: no more than this share of it is on its kink by float noise (a step that put it there lands
-#: either side by the rounding of ``μ + t·d`` and by the multipliers it took to 0), not buying
-#: without end [1]: :func:`clear_of_endless` lifts μ to the kink's safe side, where
-#: :func:`on_hyperplanes` takes it as on its kink.
+#: A linear source whose box has no end, priced in multipliers below its rate by no more than this
+#: share of it, is on its kink by float noise, not buying without end [1] (:func:`clear_of_endless`).
 ENDLESS_KINK_NOISE = 1e-9
 
 #: Passes of :func:`clear_of_endless`: each adds what the rounding of the last one left short.
@@ -139,13 +135,13 @@ def nearest_breakpoint(c: np.ndarray, dc: np.ndarray, entry: np.ndarray, leave: 
 
 
 def clear_of_endless(A_end: np.ndarray, rate_end: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """``mu`` (K × rows) scaled up, per problem, by the least factor that lifts every linear
-    source whose box has no end (``A_end``, K × rows × E, their rates ``rate_end``, K × E),
-    priced below its rate by no more than :data:`ENDLESS_KINK_NOISE` of it, to its rate or
-    above: a step that lands on such a kink lands on either side by float noise, and on the
-    lower side the source buys without end (g is infinite there). Scaling keeps each multiplier
-    at 0 that is 0, and every other price moves by the same share; a problem with no such
-    source near keeps its ``mu``."""
+    """``mu`` (K × rows) scaled up, per problem, by the least factor that lifts every linear source
+    whose box has no end (``A_end``, K × rows × E, their rates ``rate_end``, K × E), priced below
+    its rate by no more than :data:`ENDLESS_KINK_NOISE` of it, to its rate or above: a step that
+    lands on such a kink lands on either side by float noise (the rounding of ``μ + t·d``, the
+    multipliers it took to 0), and on the lower side the source buys without end (g is infinite
+    there). Scaling keeps each multiplier at 0 that is 0, and every other price moves by the same
+    share; a problem with no such source near keeps its ``mu``."""
     lifted = mu
     for _ in range(ENDLESS_LIFT_PASSES):  # each pass adds what the last one's rounding left short
         c = np.einsum("kme,km->ke", A_end, lifted)

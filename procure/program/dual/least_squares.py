@@ -1,10 +1,9 @@
 """Least squares within a box, for the dual's steepest descent at a vertex of kinks.
 
-At a vertex of linear sources' kinks (:mod:`procure.program.dual.kinks`), g's subgradients are
-``r − N y`` for the kinked sources' hours ``y`` in their boxes, and the least of them in norm
-gives its steepest descent. NumPy has no bounded least squares (SciPy's ``lsq_linear``, the
-tests' oracle, is not a dependency), so :func:`box_least_squares` solves it by active sets on
-the handful of unknowns there are.
+At a vertex of kinks the least in norm of g's subgradients (:mod:`procure.program.dual.kinks`),
+``r − N y`` over the kinked sources' hours ``y``, gives its steepest descent. NumPy has no bounded
+least squares (SciPy's ``lsq_linear``, the tests' oracle, is not a dependency), so
+:func:`box_least_squares` solves it by active sets on the handful of unknowns there are.
 """
 
 from __future__ import annotations

@@ -116,8 +116,7 @@ def _direction(terms: Terms, sel: np.ndarray, grad: np.ndarray, s: State) -> tup
     """Newton's direction on the free rows of the problems ``sel``, which rows are free, and
     where it is no direction (g has no curvature there: a gradient step)."""
     mu = s.mu[sel]
-    # a multiplier within float noise of 0 on a slack row (below NEARLY_ZERO of the largest,
-    # gradient > 0) is held at 0 out of the system and stepped to 0 alone: the ε-active set
+    # the ε-active set: NEARLY_ZERO's multipliers (gradient > 0) are stepped to 0 alone
     nearly = (mu > 0) & (mu <= NEARLY_ZERO * np.max(mu, axis=-1, keepdims=True, initial=0.0)) & (grad > 0)
     free = ((mu > 0) & ~nearly) | (grad < 0)
     A = terms.A[sel]

@@ -1,11 +1,5 @@
 """The dual simplex step: where g has no curvature, along the kinks' hyperplanes to the next
-breakpoint, for one problem.
-
-Where no source is strictly inside its box, g is piecewise linear and Newton's step has no
-curvature to use; :func:`pivot_step` follows g's steepest descent projected on the hyperplanes
-of the linear sources at their kink (:mod:`procure.program.dual.kinks`), as far as the next
-point where some source's term bends; at a vertex of kinks, g's steepest descent over all its
-subgradients (:func:`~procure.program.dual.least_squares.box_least_squares`).
+breakpoint, for one problem (:func:`pivot_step`).
 """
 
 from __future__ import annotations
@@ -29,15 +23,14 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     """Where g has no curvature (no source strictly inside its box), the step along the kinks'
     hyperplanes to the next breakpoint — a dual simplex step.
 
-    g is linear there, so the step follows its steepest descent projected on the hyperplanes
-    (the kinked sources stay on their kinks). Where that projection is 0 (μ at a vertex of kinks:
-    as many kinked sources as rows that bind) or its step does not lower g, the caller asks for
-    the ``vertex`` step: g's steepest descent over all its subgradients instead: they are
-    ``b − A x`` for every choice of the kinked sources' hours in their boxes, and the least of
-    them in norm (:func:`box_least_squares` chooses those hours) is 0 at the minimum; otherwise
-    the kinked sources whose chosen hours lie at an end of their box leave their kinks, bought
-    at that end, and the others stay on theirs. The step goes as far as the first point where
-    some other source's term bends, a multiplier reaches 0, or another source reaches its kink.
+    g is linear there, so the step follows its steepest descent projected on the hyperplanes (the kinked
+    sources stay on their kinks). Where that projection is 0 (μ at a vertex of kinks: as many kinked
+    sources as rows that bind) or its step does not lower g, the caller asks for the ``vertex`` step:
+    g's steepest descent over all its subgradients (:mod:`procure.program.dual.kinks`) instead, the
+    least of which in norm (:func:`box_least_squares` chooses the kinked sources' hours) is 0 at the
+    minimum; otherwise the kinked sources whose chosen hours lie at an end of their box leave their
+    kinks, bought at that end, and the others stay on theirs. The step goes as far as the first point
+    where some other source's term bends, a multiplier reaches 0, or another source reaches its kink.
 
     Parameters
     ----------
@@ -48,9 +41,7 @@ def pivot_step(A: np.ndarray, b: np.ndarray, mu: np.ndarray, x: np.ndarray, kink
     kinked : numpy.ndarray
         The linear sources at their kink (:func:`~procure.program.dual.kinks.kinked_sources`; may be empty).
     entry, leave : numpy.ndarray
-        Per source, the price in multipliers below which it buys more than nothing (its marginal
-        value at the hours held) and below which it buys less than its box (at its box's end;
-        both its rate for a linear source) [value per h].
+        Per source, its :func:`~procure.program.dual.kinks.price_thresholds` [value per h].
     room : numpy.ndarray
         Each source's box [h] (inf for a box without end).
     vertex : bool, default False

@@ -1,10 +1,7 @@
 """The prices at the dual's minimum where g is flat: the top of the flat stretch.
 
-Where one source fills a capacity, its box (what the capacity allows it, ``b_r / A_rs``) makes
-the dual's g flat between the price at which the next source would start to buy and the
-filling source's own value per unit: the minimiser may stop at the low end, where one more unit
-of the capacity, which the filling source takes, is worth the high end. A shadow price is the
-value of one more unit, so it is read at the high end.
+A shadow price is the value of one more unit, so it is read at the stretch's high end; see
+``docs/certification.md``, "λ and shadow prices: no bound shares a limit's price".
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """How finely g can be read: a decrease below its float resolution is no decrease.
 
-Near the dual's optimum the decrease Armijo's rule asks of a full step falls below what a
-double can show in g; a step there is judged by g not rising beyond that resolution instead.
-Pure functions, one problem or K at once.
+Pure functions, one problem or K at once, of :data:`STALL_RESOLUTION`.
 """
 
 from __future__ import annotations
@@ -17,9 +15,7 @@ STALL_RESOLUTION = 1e-15
 
 def at_resolution(asked: np.ndarray | float, g: np.ndarray | float) -> np.ndarray:
     """True where the decrease ``asked`` of a full Newton step (Armijo's share of it) is ≥ 0 and
-    within g's float resolution (:data:`STALL_RESOLUTION` of max(1, abs(g))): the dual is at its
-    optimum to float precision, and a step there is judged by g not rising beyond that
-    resolution (:func:`within_resolution`) [own-hour equivalents]."""
+    within g's float resolution, :data:`STALL_RESOLUTION` of max(1, abs(g)) [own-hour equivalents]."""
     return (np.asarray(asked) >= 0) & (np.asarray(asked) <= STALL_RESOLUTION * np.maximum(1.0, np.abs(g)))
 
 

@@ -97,9 +97,7 @@ class Terms:
         K × n, each source's marginal value of an hour where it is linear (the price in
         multipliers at its kink) [value per h]; any number for the others.
     entry, leave : numpy.ndarray
-        K × n, the price in multipliers below which each source buys more than nothing (its
-        marginal value at the hours held) and below which it buys less than its box (at the
-        box's end; 0 for a box without end) [value per h].
+        K × n, each source's :func:`~procure.program.dual.kinks.price_thresholds` [value per h].
     evaluations : int
         Evaluations of g so far (one per call of :meth:`g`, whatever the number of problems).
     """

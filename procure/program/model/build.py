@@ -20,8 +20,6 @@ The deterministic program is one scenario of probability 1 with ``W = 0`` and no
 curves are its sources, read at ``x``.
 
 This module builds the model and nothing else: no I/O, no solve (:mod:`procure.program.solve.program`).
-The model holds the program's state: the costs ``cost[s]`` and later costs ``later[ω, s]``
-(mutable parameters), the budget ``budget``, the cuts (blocks of ``cuts``), the piecewise forms.
 """
 
 from __future__ import annotations
@@ -163,13 +161,14 @@ def build(
     tangent cuts, a block a round); ``hill``
     (piecewise forms of S-shaped curves); ``objective``.
 
-    Over periods (a :class:`procure.program.numbers.periods.PeriodProblem`), ``K`` are the periods'
-    runs and the model adds ``T``, ``y[t, s]`` and ``total[s]``; its money, capacity and mix rows
-    are per period (:mod:`procure.program.model.period_rows`).
+    Over periods (a :class:`procure.program.numbers.periods.PeriodProblem`), ``K`` are the
+    (scenario, period) runs and the model adds ``T``, ``W``, ``y[ω, t, s]`` and the rows tying
+    ``x[s]`` to them (``total[s]``, or with scenarios ``first[ω, s]`` and ``most[ω, s]``); its
+    money, capacity and mix rows are per run (:mod:`procure.program.model.period_rows`).
 
     Parameters
     ----------
-    formulation : Problem, ScenarioProblem or PeriodProblem
+    formulation : Problem, ScenarioProblem, PeriodProblem or Infrastructure
         In budget mode; a :class:`Problem` is the one-scenario formulation.
     hill_points : int, default 17
         Breakpoints of the first piecewise form of each S-shaped hill curve, evenly spaced.
@@ -297,7 +296,6 @@ def _objective(m: pyo.ConcreteModel, sp: Formulation) -> None:
             m.tail = pyo.Var(m.K, domain=pyo.NonNegativeReals)
 
             def tail_rule(_m: pyo.ConcreteModel, k: int) -> object:
-                """u_k ≥ η − V_k: how far scenario k falls below η."""
                 zs = [_m.z[k * n + i] for i in range(n)]
                 return array_rows.sum_of([1.0, -1.0] + [1.0] * n, [_m.tail[k], _m.eta, *zs]) >= 0
 

@@ -11,9 +11,8 @@ with every curve's tangent cut placed at ``x``. In the model that point is
   objective's weight of ``z_j`` (the cut carries the curve's value), 0 on its other cuts;
 * column duals: the reduced costs ``c − Aᵀy``, read from the matrix HiGHS holds.
 
-HiGHS's crossover takes such a point to a vertex in a fraction of a second, and the simplex then
-proves the vertex optimal, usually in no iteration: the bound is HiGHS's, as on any solve. The
-point only decides where HiGHS starts.
+HiGHS's crossover takes such a point to a vertex, which the simplex proves optimal (usually in no
+iteration): the bound is HiGHS's, as on any solve; the point only decides where it starts.
 """
 
 from __future__ import annotations

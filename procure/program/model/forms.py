@@ -116,8 +116,7 @@ def add_cuts(built: CurveModel, curves: np.ndarray, points: np.ndarray) -> int:
     block.Q = pyo.RangeSet(0, len(j_) - 1)
 
     def cut_rule(_b: pyo.Block, q: int) -> object:
-        """Tangent cut q of the round: z_j − v'(ê)·a_j·w_j ≤ v'(ê)·a_j·h0_j + v(ê) − v'(ê)·ê
-        (its two terms given as Pyomo's own, the quickest form of a linear body to build)."""
+        """Tangent cut q of the round, its two terms given as Pyomo's own (the quickest linear body to build)."""
         return LinearExpression([MonomialTermExpression((1.0, z[q])), MonomialTermExpression((c_[q], w[q]))]) <= r_[q]
 
     block.rows = pyo.Constraint(block.Q, rule=cut_rule)
@@ -211,15 +210,11 @@ def chord_rise(
     array over segments (each segment with its curve's rate, held hours, scale and shape), so
     the segments of every S-shaped curve of a model are bounded in one pass.
 
-    In hours ``x`` the curve is ``f(x) = v(a (h0 + x))``; its slope ``f'`` rises up to the
-    inflection point ``e_i = k ((s − 1)/(s + 1))^(1/s)`` and falls after it. On a segment with
-    chord slope ``m`` the rise ``f − chord`` is 0 at both ends and its derivative is ``f' − m``,
-    so it is positive only where the segment reaches past the inflection point and ``f' − m``
-    changes sign from + to − on the falling part: the maximum is at that one root. The root is
-    bracketed by bisection (``f'`` is monotone there) to width δ; within the bracket the rise
-    differs from its maximum by at most ``(max f' + |m|) δ``, which is added, with the float
-    error of the evaluation (:data:`FLOAT_MARGIN` of the values involved). Where the chord lies
-    above the curve the rise is 0 (plus that float margin). See ``docs/certification.md``.
+    The rise above a chord of slope ``m`` peaks where the curve's slope ``f'`` falls through ``m``
+    past the inflection point; :data:`ROOT_STEPS` bisection steps bracket it, and the bracket's
+    width times ``max f' + |m|`` and the float error (:data:`FLOAT_MARGIN` of the values involved)
+    are added.
+    See ``docs/certification.md``, "Why the form lies above the curve: a proof".
     """
 
     def f(x: np.ndarray) -> np.ndarray:

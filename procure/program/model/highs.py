@@ -1,15 +1,14 @@
 """The hand-over to HiGHS: the Pyomo model as one sparse matrix, kept in step with the model.
 
 The model (:mod:`procure.program.model.build`) is the program; this module derives HiGHS's copy of
-it. Every active constraint is read once into one sparse matrix passed to ``highspy`` whole: a
-row made from arrays (:mod:`procure.program.model.array_rows`: the budget, capacity and mix rows
-and the objective) from those arrays, as are the bounds of the variables made from arrays; any
-other row as its ``LinearExpression`` stands, or with Pyomo's public ``generate_standard_repn``.
-The tangent cuts, blocks of ``model.cuts``, are appended as batches of rows from the numbers
-each block's rows were built from; a coefficient
-or bound that is an expression of the model's mutable parameters (costs, later costs, budget)
-is re-read and re-sent when they change, so HiGHS keeps its basis. The solution is read by
-column index. Nothing private of Pyomo's solver classes is used.
+it: the rows made from arrays and the bounds of the variables made so
+(:mod:`procure.program.model.array_rows`) are read from those arrays, every other row as
+:mod:`procure.program.model.read` states, into one matrix passed to ``highspy`` whole. The
+tangent cuts, blocks of ``model.cuts``, are appended as batches of rows from the numbers each
+block's rows were built from; a coefficient or bound that is an expression of the model's
+mutable parameters (costs, later costs, budget) is re-read and re-sent when they change, so
+HiGHS keeps its basis. The solution is read by column index. Nothing private of Pyomo's solver
+classes is used.
 
 Why not Pyomo's ``LinearStandardFormCompiler``: it builds a SciPy matrix, and Pyomo's deferred
 SciPy import then loads ``scipy.stats``, ``integrate`` and ``spatial`` too, 1.3 s of start-up
@@ -55,19 +54,15 @@ class SolverResult:
 
 
 class HighsModel:
-    """A built model handed to HiGHS as one matrix, kept in step with the model.
-
-    Every active constraint of the Pyomo model becomes a row, read with
-    ``generate_standard_repn``; a coefficient or bound that is an expression of the model's
-    mutable parameters (the costs, the later costs, the budget) is re-read by
-    :meth:`sync_costs` and :meth:`sync_budget` after they change. The tangent cuts, blocks of
-    ``model.cuts``, are appended by :meth:`sync_cuts` from the numbers the block's rows were
-    built from. So the matrix HiGHS solves is always the model's, row for row.
+    """A built model handed to HiGHS as one matrix, kept in step with the model (see the module).
 
     Parameters
     ----------
     built : BuiltModel
         The model.
+    deadline : float, default inf
+        When reading the rows must stop (:func:`time.perf_counter`) [s]
+        (:func:`procure.program.model.read.rows_of`).
     """
 
     def __init__(self, built: BuiltModel, deadline: float = math.inf) -> None:
@@ -224,11 +219,9 @@ class HighsModel:
         ``cold`` is the method of a solve with no basis to start from: ``"choose"`` (HiGHS's
         dual simplex) or ``"ipm"`` (interior point with crossover to a vertex, several times
         faster on a large model whose cuts sit at the optimum: 1.8 s against 11 s at 100,000
-        sources); a solve that has a basis always re-starts the simplex from it. ``start``, an
-        optimal primal and dual point of the model (:func:`procure.program.model.crossover.start_from`),
-        is where a solve with no basis starts instead: HiGHS's crossover takes it to a vertex and
-        the simplex proves that vertex optimal (0.4 s at 100,000 sources, against 2 s of interior
-        point and crossover); where the crossover does not end cleanly, the cold method runs.
+        sources); a solve that has a basis always re-starts the simplex from it. ``start``
+        (:func:`procure.program.model.crossover.start_from`) is where a solve with no basis
+        starts instead; where HiGHS's crossover from it does not end cleanly, the cold method runs.
         """
         h = self.h
         h.setOptionValue("time_limit", float(h.getRunTime() + max(time_left, LEAST_TIME_LIMIT)))
@@ -302,10 +295,9 @@ class HighsModel:
 
     def duals(self, solution: SolverResult, h: highspy.Highs | None = None) -> tuple[float, list[float], list[float]]:
         """The budget row's dual and those of the capacity and mix rows [value per unit]; where
-        a constraint has a row per scenario, the sum of their duals. No bound of the model
-        shares a limit's price: a bound derived from the budget or a capacity lies beyond what
-        its row allows (:data:`procure.program.numbers.bounds.DERIVED_BOUND`), so the row binds
-        first. ``h``: read from that LP of this model instead."""
+        a constraint has a row per scenario, the sum of their duals (no bound shares a limit's
+        price: :data:`procure.program.numbers.bounds.DERIVED_BOUND`). ``h``: read from that LP of
+        this model instead."""
         rows = self.row_duals(solution, h)
 
         def at(ks: list[int]) -> float:

@@ -3,9 +3,10 @@
 Components added to the one model of :func:`procure.program.model.build.build` when it is built with
 purchase options (:class:`procure.program.numbers.infrastructure.Infrastructure`): the set ``O`` of
 options (source, format, cores count) and ``q[o]`` the hours bought of each, ``kept[s]`` tying
-``x[s]`` (the source's hours, on its value curve) to them; with several cores counts ``core[c]``
-(binary, ``one_count``: exactly one) and ``by_count[o]`` (``q_o ≤ U_s core_c``); for a source
-kept in one of several formats ``keep[s, f]`` (binary, ``one_format[s]``) and ``by_format[o]``;
+``x[s]`` (the source's hours, on its value curve) to them (``x_s = Σ_{o of s} q_o``); with several
+cores counts ``core[c]`` (binary, ``one_count``: exactly one) and ``by_count[o]``
+(``q_o ≤ U_s core_c``); for a source kept in one of several formats ``keep[s, f]`` (binary,
+``one_format[s]``: exactly one) and ``by_format[o]`` (``q_o ≤ U_s keep_sf``);
 ``rented[r]`` the capacity rented; the money row ``budget_row[0]`` and the capacity rows
 ``capacity[r, 0]`` in the options. No I/O and no solve here.
 """
@@ -30,8 +31,7 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     n = inf.n
     # No option is bought beyond what the budget buys at its cost: a range that holds for the
     # budget the model is built for (a larger one rebuilds it, see BuiltModel.budget_dependent),
-    # and keeps the big-M of the choice rows no larger than it need be. The option's bound lies
-    # beyond it (model_bound), so the budget row alone carries λ.
+    # and keeps the big-M of the choice rows no larger than it need be.
     upper = np.minimum(a.upper[inf.source], afford(inf.cost, float(inf.base.budget or 0.0)))
     bound = model_bound(upper, inf.base.column("available_hours")[inf.source])
     pairs = sorted({(int(i), str(f)) for i, f in zip(inf.source, inf.format, strict=True)})
@@ -57,7 +57,6 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
         of_source[i].append(o)
 
     def kept_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """A source's hours are those of its options: x_i = Σ_{o of i} q_o."""
         return array_rows.sum_of([1.0] + [-1.0] * len(of_source[i]), [_m.x[i]] + [_m.q[o] for o in of_source[i]]) == 0
 
     m.kept = pyo.Constraint(m.S, rule=kept_rule)
@@ -68,7 +67,6 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
         m.one_count = pyo.Constraint(expr=array_rows.sum_of([1.0] * counts, list(m.core.values())) == 1)
 
         def by_count_rule(_m: pyo.ConcreteModel, o: int) -> object:
-            """An option's hours only at its cores count: q_o ≤ U_s core_c."""
             return array_rows.sum_of([1.0, -float(bound[o])], [_m.q[o], _m.core[int(inf.choice[o])]]) <= 0
 
         m.by_count = pyo.Constraint(m.O, rule=by_count_rule)
@@ -77,14 +75,12 @@ def add_options(m: pyo.ConcreteModel, inf: Infrastructure, a: CurveArrays) -> No
     m.KS = pyo.Set(initialize=np.flatnonzero(chooses).tolist(), ordered=True)
 
     def one_format_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """A source that is not split is kept in one format."""
         return array_rows.sum_of([1.0] * len(formats_of[i]), [_m.keep[i, f] for f in formats_of[i]]) == 1
 
     m.one_format = pyo.Constraint(m.KS, rule=one_format_rule)
     m.OF = pyo.Set(initialize=np.flatnonzero(chooses[inf.source]).tolist(), ordered=True)
 
     def by_format_rule(_m: pyo.ConcreteModel, o: int) -> object:
-        """An option's hours only in the format kept: q_o ≤ U_s keep_sf."""
         key = (int(inf.source[o]), str(inf.format[o]))
         return array_rows.sum_of([1.0, -float(bound[o])], [_m.q[o], _m.keep[key]]) <= 0
 
@@ -100,7 +96,6 @@ def add_budget_row(m: pyo.ConcreteModel, inf: Infrastructure, fees: np.ndarray) 
     prices = np.array([inf.rent[r][1] for r in m.Rr], dtype=float)
 
     def budget_rule(_m: pyo.ConcreteModel, k: int) -> object:
-        """The money: options at their all-in cost, the fees, the capacity rented at its price."""
         money = [
             Terms("q", np.arange(inf.options), np.asarray(inf.cost, dtype=float)),
             Terms("buy", np.arange(len(_m.B)), fees),
@@ -121,7 +116,6 @@ def add_capacity_rows(m: pyo.ConcreteModel, inf: Infrastructure) -> list[str]:
     rented = list(inf.rent)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
-        """Capacity r: the options' use, the held hours' at the count chosen, less what is rented."""
         use = np.asarray(inf.usage[r], dtype=float)
         nz = np.flatnonzero(use)
         terms = [Terms("q", nz, use[nz])]

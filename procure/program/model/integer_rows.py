@@ -30,15 +30,12 @@ def add_integer_terms(m: pyo.ConcreteModel, a: CurveArrays, min_order: np.ndarra
     m.buy = pyo.Var(m.B, domain=pyo.Binary)
 
     def buy_upper_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Nothing of source i unless it is bought: x_i ≤ ub_i · buy_i."""
         return _m.x[i] <= float(a.bound[i]) * _m.buy[i]
 
     def buy_lower_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """If source i is bought, at least its minimum order: x_i ≥ min_i · buy_i."""
         return _m.x[i] >= float(min_order[i]) * _m.buy[i]
 
     def lot_rule(_m: pyo.ConcreteModel, i: int) -> object:
-        """Source i in whole lots: x_i = lot_i · n_i."""
         return _m.x[i] == float(a.lots[i]) * _m.lots[i]
 
     m.buy_upper = pyo.Constraint(m.B, rule=buy_upper_rule)
@@ -54,14 +51,10 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     whole lots or on/off can be credited, on the integers themselves, where its first tangent
     point lies right of the hours held (:func:`procure.curves.smallest_tangent_hours`).
 
-    With f(x) = v(a (h0 + x)) concave and nondecreasing in the hours x, whole lots give
-    f(n L) ≤ f(0) + n (f(L) − f(0)) (the increments over consecutive lots do not grow), and
-    x ≤ ub · buy gives f(x) ≤ f(0) + buy (f(ub) − f(0)). Both hold at every integer point, so
-    the model stays an upper bound; at n = 0 or buy = 0 they credit exactly f(0), which the
-    tangent cuts cannot where a curve is vertical at 0 (a hill curve with s < 1 and no hours
-    held: its first tangent, a little right of 0, still credits its intercept at 0).
+    With f(x) = v(a (h0 + x)): ``z_j ≤ f(0) + n_s (f(L) − f(0))`` in whole lots of L and
+    ``z_j ≤ f(0) + buy_s (f(ub) − f(0))`` on/off, upper bounds that credit exactly f(0) at 0. See
+    ``docs/certification.md``, "S-shaped curves, lots, minimum orders and fees: the integer form".
     """
-    # where the first tangent sits right of the hours held: a curve the cuts cannot close at 0
     if not len(m.L) and not len(m.B):
         m.Jl, m.Jb = pyo.Set(initialize=[], ordered=True), pyo.Set(initialize=[], ordered=True)
         m.lot_value, m.buy_value = pyo.Constraint(m.Jl), pyo.Constraint(m.Jb)
@@ -77,11 +70,9 @@ def add_integer_value_rows(m: pyo.ConcreteModel, c: CurveArrays, arguments: Sequ
     _e, at_top = c.value_of(np.where(np.isfinite(c.bound), c.bound, 0.0))
 
     def lot_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """Curve j in whole lots: z_j ≤ f(0) + n_s (f(L) − f(0))."""
         return _m.z[j] - float(at_lot[j] - at_zero[j]) * _m.lots[j % n] <= float(at_zero[j])
 
     def buy_value_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """Curve j bought on/off: z_j ≤ f(0) + buy_s (f(ub) − f(0))."""
         return _m.z[j] - float(at_top[j] - at_zero[j]) * _m.buy[j % n] <= float(at_zero[j])
 
     m.Jl = pyo.Set(initialize=lots, ordered=True)

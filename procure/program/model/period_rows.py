@@ -1,14 +1,8 @@
 """The period axis of the model: purchases by period, the runs' curves, money, capacity and mix rows.
 
 Components added to the one model of :func:`procure.program.model.build.build` when it is built over
-periods (:class:`procure.program.numbers.periods.PeriodProblem`): the set ``T`` of periods, ``y[t, s]``
-and ``W`` of scenarios (one without), ``y[ω, t, s]`` the hours of source ``s`` bought in
-period ``t`` (at most that period's availability), the rows tying ``x[s]`` to them (without
-scenarios the hours bought over all periods, which the ledger's availability, lots, minimum
-orders and fees bound; with them the first period's purchase, one decision for all
-scenarios), ``ahead[j]`` reading each run's curve ``j = (ω T + t) n + s`` at the aged hours
-``w_j = Σ_{τ≤t} φ_sτt y_ωτs``, and per run ``b = ω T + t`` the money row ``budget_row[b]``, the
-capacity rows ``capacity[r, b]`` and the mix rows ``mix[g, b]``. Curve ``j`` has rate
+periods (:class:`procure.program.numbers.periods.PeriodProblem`), each stated by the function that
+adds it (see ``docs/program.md``, "Plans over periods"). Curve ``j = (ω T + t) n + s`` has rate
 ``ρ_ωs σ_ωs`` and held hours ``φ_s1t h0_s``, so its effective hours are
 ``ρ_ωs σ_ωs (φ_s1t h0_s + w_j)``. No I/O and no solve here.
 """
@@ -41,8 +35,8 @@ def period_curve_arrays(pp: PeriodProblem, a: CurveArrays) -> CurveArrays:
 
 
 def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadline: float = math.inf) -> None:
-    """``T``, ``W`` (scenarios), ``y[ω, t, s]`` (bounded by the period's availability and the
-    source's bound), ``ahead[j]`` (``w_j = Σ_{τ≤t} φ_sτt y_ωτs``) and what ties ``x[s]`` to them:
+    """``T``, ``W`` (scenarios, one without), ``y[ω, t, s]`` (bounded by the period's availability
+    and the source's bound), ``ahead[j]`` (``w_j = Σ_{τ≤t} φ_sτt y_ωτs``) and what ties ``x[s]`` to them:
     without scenarios ``total[s]`` (``x_s = Σ_t y_ts``, the hours over all periods); with them
     ``first[ω, s]`` (``y_ω1s = x_s``: the first period's purchase is one decision) and
     ``most[ω, s]`` (``Σ_t y_ωts ≤ available_s``). With scenarios a source with lots, a minimum
@@ -60,18 +54,15 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
     if K == 1:
 
         def total_rule(_m: pyo.ConcreteModel, i: int) -> object:
-            """The hours bought of source i over all periods: x_i = Σ_t y_ti."""
             return array_rows.sum_of([1.0] + [-1.0] * T, [_m.x[i]] + [_m.y[0, t, i] for t in range(T)]) == 0
 
         m.total = pyo.Constraint(m.S, rule=total_rule)
     else:
 
         def first_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
-            """What is bought in the first period is bought in every scenario: y_k1i = x_i."""
             return array_rows.sum_of([1.0, -1.0], [_m.y[k, 0, i], _m.x[i]]) == 0
 
         def most_rule(_m: pyo.ConcreteModel, k: int, i: int) -> object:
-            """At most the source's availability over all periods, in each scenario."""
             if not math.isfinite(float(a.room[i])):
                 return pyo.Constraint.Skip
             available = float(pp.base.column("available_hours")[i])
@@ -81,7 +72,6 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
         m.most = pyo.Constraint(m.W, m.S, rule=most_rule)
 
     def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """Run t of scenario ω reads source s at its aged hours: w_j = Σ_{τ≤t} φ_sτt y_ωτs."""
         b, i = divmod(j, n)
         k, t = divmod(b, T)
         coefs = [1.0] + [-float(pp.age[tau, t, i]) for tau in range(t + 1)]
@@ -93,7 +83,8 @@ def add_purchases(m: pyo.ConcreteModel, pp: PeriodProblem, a: CurveArrays, deadl
 def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: np.ndarray, deadline: float = math.inf) -> None:
     """``budget_row[b]``, ``b = ω T + t``: the money of period t in scenario ω (with carry-over,
     of periods 1..t together), purchases at the period's prices plus each run's bill, and the
-    fees in period 1 (``fees``: of the sources bought on or off, in the order of ``B``)."""
+    fees in period 1 (``fees``: of the sources bought on or off, in the order of ``B``):
+    Σ_{τ≤t} Σ_s c_ωtτs y_ωτs [+ Σ_s fee_s buy_s] ≤ share_t · B."""
     T, n = pp.periods, pp.n
     share = np.cumsum(pp.share) if pp.carry else pp.share
     m.Kb = pyo.Set(initialize=range(pp.count), ordered=True)
@@ -101,7 +92,6 @@ def add_budget_rows(m: pyo.ConcreteModel, pp: PeriodProblem, fees: np.ndarray, d
     spends = [np.cumsum(s, axis=0) for s in spend] if pp.carry else spend
 
     def budget_rule(_m: pyo.ConcreteModel, b: int) -> object:
-        """Money of period t in scenario ω: Σ_{τ≤t} Σ_s c_ωtτs y_ωτs [+ Σ_s fee_s buy_s] ≤ share_t · B."""
         k, t = divmod(b, T)
         row = spends[k][t, : t + 1].ravel()  # [τ, s] for τ ≤ t
         nz = np.flatnonzero(row)
@@ -124,7 +114,6 @@ def add_capacity_rows(
     m.Kc = pyo.Set(initialize=range(pp.count), ordered=True)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, b: int) -> object:
-        """Capacity r at run t of scenario ω: Σ_s u_rs Σ_{τ≤t} y_ωτs ≤ C_rt − Σ_s u_rs h0_s."""
         k, t = divmod(b, T)
         use = p.usage(r)
         limit = float(pp.capacity[r][t])
@@ -141,14 +130,13 @@ def add_capacity_rows(
 def add_mix_rows(
     m: pyo.ConcreteModel, pp: PeriodProblem, held: np.ndarray, at: Arguments, deadline: float = math.inf
 ) -> None:
-    """``mix[g, b]``: mix bound g at run t of scenario ω on the effective hours,
-    Σ_s ρσ_ωs (1[s∈G] − share) w_bs ≤ −Σ_s ρσ_ωs (1[s∈G] − share) φ_s1t h0_s."""
+    """``mix[g, b]``: mix bound g at run t of scenario ω as a row in the runs' aged hours
+    (:func:`procure.program.rows.mix_row`)."""
     p, n, T = pp.base, pp.n, pp.periods
     groups = list(p.max_share)
     m.G = pyo.Set(initialize=range(len(groups)), ordered=True)
 
     def mix_rule(_m: pyo.ConcreteModel, g: int, b: int) -> object:
-        """Mix bound g at run t of scenario ω, as a row in the runs' aged hours."""
         k, t = divmod(b, T)
         key = groups[g]
         coef, rhs = mix_row(pp.qualities[k], p.members(key), p.max_share[key], pp.age[0, t] * held)

@@ -83,11 +83,7 @@ def coefficients(coefs: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
 
 def linear_terms(con: Any, col_of: dict[int, int]) -> tuple[Any, Sequence[Any], np.ndarray]:
     """A linear constraint's (or objective's) body as (constant, coefficients, columns), each
-    variable once.
-
-    A body built as one ``LinearExpression`` over distinct variables
-    is read as it stands; any other body through ``generate_standard_repn``, which collects it.
-    Coefficients stay expressions of the model's parameters where they are.
+    variable once, read as the module states.
 
     Raises
     ------

@@ -1,11 +1,7 @@
 """The scenario axis of the model: the hours each scenario ends with, its money, capacity and mix rows.
 
-Components of the one model of :func:`procure.program.model.build.build` over sources × scenarios
-(the deterministic program is one scenario): ``ahead[j]`` where a curve has hours of its own
-(``w_j = x_s``, or with recourse ``w_j ≥ x_s``), ``budget_row[k]`` (one, or one per scenario with
-recourse, over the costs ``cost[s]`` and the later costs ``later[ω, s]``), ``capacity[r, k]`` and
-``mix[g, k]``. The mix rows also serve a model of purchase options (one scenario). No I/O and no
-solve here.
+Components of the one model of :func:`procure.program.model.build.build`, each stated by the function
+that adds it; the mix rows also serve a model of purchase options (one scenario). No I/O, no solve.
 """
 
 from __future__ import annotations
@@ -28,15 +24,14 @@ if TYPE_CHECKING:
 
 
 def ahead_rows(m: pyo.ConcreteModel, sp: ScenarioProblem, deadline: float = math.inf) -> None:
-    """``ahead[j]``: where a curve has hours of its own, they are the hours bought now, or with
-    recourse at least those."""
+    """``ahead[j]``: where a curve has hours of its own, they are the hours bought now
+    (``w_j = x_s``), or with recourse, for a source that can be bought later, at least those
+    (``w_j ≥ x_s``)."""
     n = sp.n
     recourse = sp.recourse_price_x is not None
     later_ok = sp.later_ok
 
     def ahead_rule(_m: pyo.ConcreteModel, j: int) -> object:
-        """A scenario ends with at least the hours bought now; exactly those without recourse
-        or for a source bought now only."""
         body = array_rows.sum_of([1.0, -1.0], [_m.w[j], _m.x[j % n]])
         return body >= 0 if recourse and later_ok[j % n] else body == 0
 
@@ -94,7 +89,6 @@ def capacity_rows(
     m.Kc = pyo.Set(initialize=list(m.K) if recourse else [0], ordered=True)
 
     def capacity_rule(_m: pyo.ConcreteModel, r: str, k: int) -> object:
-        """Capacity r in scenario k: Σ u_rs w_sk ≤ C_r − Σ u_rs h0_s."""
         coef = rows.A[k, row[r]]
         nz = np.flatnonzero(coef)
         return array_rows.linear(_m, at.terms(k * n + nz, coef[nz])) <= float(rows.b[k, row[r]])
@@ -107,14 +101,12 @@ def mix_rows(
     m: pyo.ConcreteModel, sp: ScenarioProblem | Infrastructure, rows: ScenarioRows, at: Arguments,
     deadline: float = math.inf,
 ) -> None:  # fmt: skip
-    """``mix[g, k]``: mix bound g in scenario k, Σ_{s∈G} e_sk ≤ share · Σ_s e_sk, as a row in w,
-    from ``rows``."""
+    """``mix[g, k]``: mix bound g in scenario k as a row in w (:func:`procure.program.rows.mix_row`), from ``rows``."""
     n = sp.n
     mix = rows.of("mix")
     m.G = pyo.Set(initialize=range(len(mix)), ordered=True)
 
     def mix_rule(_m: pyo.ConcreteModel, g: int, k: int) -> object:
-        """Mix bound g in scenario k: Σ_s a_sk (1[s∈G] − share) w_sk ≤ −Σ_s a_sk (1[s∈G] − share) h0_s."""
         coef = rows.A[k, mix[g]]
         nz = np.flatnonzero(coef)
         return array_rows.linear(_m, at.terms(k * n + nz, coef[nz])) <= float(rows.b[k, mix[g]])

@@ -129,10 +129,8 @@ def _afford_bounds(
 
     The budget bounds a source only where nothing else does, or where a hill curve's
     breakpoints need a tight range: the model then stays valid for other budgets and costs up
-    to the one it was built for. Why the budget at all: an unlimited source that no capacity
-    bounds needs a finite range for its first tangent points, its breakpoints and its big-M,
-    and the budget is the one finite number that bounds its hours. The model's bound is
-    :func:`model_bound`'s, beyond this range, so the budget row binds first and λ is its dual.
+    to the one it was built for. Why the budget, and why :func:`model_bound` lies beyond this
+    range: ``docs/certification.md``, "λ and shadow prices: no bound shares a limit's price".
     """
     buys = afford(cost, budget)
     bounded = (~np.isfinite(room) | ~concave) & (buys < room)

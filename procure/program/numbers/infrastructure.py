@@ -1,27 +1,9 @@
 """The infrastructure the program may choose with the data: storage formats, cores, rented capacity.
 
-Each source may be kept in one of several formats (its ``formats`` column, or ``formats`` for
-every source), each with its own bill, bytes, accelerator-hours and core-hours through the
-pipeline (:func:`procure.ledger.transport` of the source's row changed):
-
-* ``recorded``: as the ledger has it (today);
-* ``model_side``: re-encoded (H.264 at the default bits per pixel of ``sources.csv``, 8 Mbit/s
-  at 1080p30, and the cluster's keyframe interval) as a
-  square frame of the model's input side, ``input_side × input_side`` px: a frame the model
-  takes as it is (π = its patch's pixels per token; the aspect ratio is not kept, as a square
-  crop or resize would not keep it), paying once per hour the core-hours to decode the recorded
-  stream and encode the new one (``encode_fps_1080p``);
-* ``decoded``: stored as decoded frames (no decoding per epoch, many more bytes), paying once
-  the core-hours to decode the recorded stream.
-
-All formats of a source share its value curve (the hours are the same hours). Where a source
-is not split (``split_formats`` no, the default) a binary picks one format. With ``cores``
-choices, one binary per count picks the cores per accelerator of the whole cluster: each count
-has its own bill, busy fraction and capacity use of every format, and its own core-hours
-capacity (``cores × count × window`` unless the ledger fixes it). Capacity may be rented up to
-the cluster's ``rent_*`` keys at its price, paid from the budget: accelerator-hours at
-``accelerator_usd_per_hour``, core-hours at ``core_usd_per_hour``, storage at
-``storage_usd_per_gb_month`` over the window's months. Hours already held stay as recorded.
+Each purchase option is a (source, format, cores count), priced through the pipeline
+(:func:`procure.ledger.transport` of the source's row changed; ``model_side`` re-encodes at the
+default bits per pixel of ``sources.csv`` and the cluster's keyframe interval). The formats, the
+cores choice and the rent: ``docs/program.md``, "Infrastructure chosen with the data".
 """
 
 from __future__ import annotations

@@ -1,27 +1,15 @@
 """The numbers of the program over periods: money by period, a run at the end of each, ageing.
 
-Periods ``t = 1..T`` of ``m_t`` months follow each other. ``y_st`` hours of source ``s`` are
-bought in period ``t``; at the end of each period a model is trained on every hour held then.
-An hour bought in period ``τ`` counts at the run of period ``t ≥ τ`` with the shelf-life factor
-of its age, the mean of ``2^(−a/L)`` over period ``t``'s months, ``a`` measured from the start
-of period ``τ`` (held hours from the start of period 1)::
+An hour of source ``s`` bought in period ``τ`` counts at the run of period ``t ≥ τ`` with the
+shelf-life factor of its age, ``a`` measured from the start of period ``τ`` (held hours from the
+start of period 1)::
 
     φ_sτt = 2^(−(S_t − S_τ)/L_s) · φ(L_s, m_t)
 
-with ``S_t`` the start of period ``t`` and ``φ(L, m)`` the mean of ``2^(−a/L)`` over ``[0, m]``
-(:func:`procure.program.numbers.value.shelf_life_factor`). The effective hours of source ``s`` at run
-``t`` are ``e_st = ρ_s σ_s (φ_s1t h0_s + Σ_{τ≤t} φ_sτt y_sτ)``; the program maximises
-``Σ_t w_t Σ_s v_s(e_st)`` with ``w_t = m_t / Σ m`` (or the weights given). Run ``t`` pays the
-transport bill of every bought hour it trains on; the spend of period ``t`` is its purchases
-at that period's prices plus its run's bill. With carry-over, ``Σ_{τ≤t} spend_τ ≤ Σ_{τ≤t} b_τ``;
-without, ``spend_t ≤ b_t``. Each period's capacities count every hour held at its run.
-
-The money of the periods is the program's budget ``B`` split by the periods' shares: ``b_t =
-B · money_t / Σ money`` (all of it at the start of period 1 when no money is given), so that
-target mode finds the least ``B``. A lot size, a minimum order and a fixed fee apply to a
-source's hours over all periods together (one order); the fee is paid in period 1.
-
-With one period of the cluster's horizon, the program is today's (:func:`single_period`).
+with ``S_t`` the start of period ``t``, ``m_t`` its months and ``φ(L, m)`` the mean of ``2^(−a/L)``
+over ``[0, m]`` (:func:`procure.program.numbers.value.shelf_life_factor`). The money ``b_t`` is the
+budget split by the periods' shares (all of it at the start of period 1 when no money is given).
+The program these numbers state: ``docs/program.md``, "Plans over periods".
 """
 
 from __future__ import annotations
@@ -90,13 +78,10 @@ class PeriodProblem:
     scenario_names : tuple of str
         With scenarios (:func:`with_scenarios`), their names; one scenario, the ledger's, without.
     probability : numpy.ndarray or None
-        Probability of each scenario [1]; None: one scenario.
-    scenario_quality, scenario_scale : numpy.ndarray or None
-        ρσ [1] and the saturation scale [effective h] of each source in each scenario
-        (scenarios × sources); None: the ledger's.
-    scenario_price : numpy.ndarray or None
-        Price of each source in each scenario and period (scenarios × periods × sources) [$/h];
-        None: :attr:`price` in every scenario.
+        :attr:`chance` [1]; None: one scenario.
+    scenario_quality, scenario_scale, scenario_price : numpy.ndarray or None
+        :attr:`qualities` [1], :attr:`scales` [effective h] and :attr:`prices` [$/h] as given;
+        None: the ledger's (:attr:`price` in every scenario).
     """
 
     base: Problem

@@ -1,14 +1,8 @@
 """The numbers of the program under uncertainty: one problem, several scenarios, a risk measure.
 
-A scenario gives each source its exchange rate ρ, survival σ, saturation scale k and price
-(:class:`procure.ledger.scenarios.Scenarios`). In scenario ω the value of a plan is
-``V_ω = Σ_s v_s(a_sω (h0_s + x_s [+ y_sω]); k_sω)`` with ``a_sω = ρ_sω σ_sω φ_s``; the program
-maximises ``(1 − W) E[V] + W CVaR_A[V]``, CVaR_A being the mean value of the worst share A of
-scenarios by probability (Rockafellar and Uryasev). With recourse (``M = recourse_price_x``),
-each scenario may add hours ``y_sω`` once its numbers are known, at ``M`` times that
-scenario's all-in price of an hour (its price plus the transport bill), within the same budget
-and capacities. Hours bought now pay the ledger's price. Later hours are bought continuously:
-a source with lots, a minimum order or a fee is bought now only.
+A scenario gives each source its exchange rate ρ, survival σ, saturation scale k and later price
+(:class:`procure.ledger.scenarios.Scenarios`); hours bought now pay the ledger's price. The values
+``V_ω``, the CVaR objective and the recourse: ``docs/program.md``, "Under uncertainty".
 """
 
 from __future__ import annotations

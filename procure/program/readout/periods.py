@@ -7,11 +7,9 @@ effective hours those at the last run and its value its weighted share of the ob
 first period (worth ``Σ_t w_t v_s'(e_st) ρσ φ_s1t``, costing its price then and its bill at
 every run). ``Plan.periods`` and ``Plan.schedule`` give the rest, by period.
 
-Duals: a dollar arriving at the start of period ``t`` relaxes the money row of ``t`` and, with
-carry-over, of every later period (their rows are cumulative): ``λ_t`` is the sum of those
-rows' duals; the plan's λ, the value of one more budget dollar split by the periods' shares, is
-``Σ_t share_t λ_t``. A capacity's shadow price at a period's run is the dual of its row there;
-the plan's shadow price of a capacity is their sum (one more unit at every run).
+Duals: ``λ_t`` sums the duals of the money rows a dollar arriving at ``t`` relaxes (with
+carry-over, the rows are cumulative), the plan's λ is ``Σ_t share_t λ_t`` and a capacity's shadow
+price the sum over the runs; see ``docs/program.md``, "Plans over periods".
 """
 
 from __future__ import annotations
@@ -141,9 +139,7 @@ def read_period_plan(pp: PeriodProblem, plan: Plan, y: np.ndarray, row_duals: np
     schedule = pd.DataFrame(columns)
     slope = np.asarray(derivative(e, curve[None, None, :], scale, shape[None, None, :]), dtype=float)
     gain = mean((pp.weight[None, :, None] * slope * pp.qualities[:, None, :] * pp.age[0][None]).sum(axis=1))
-    # The next hour bought in period 1 costs its price then and its bill at every run, each in the
-    # money of its period (λ_t), and its use of each capacity at every run (μ_rt); in budget
-    # dollars, that over λ (mix bounds left out).
+    # Its cost (see the module) in each period's money (λ_t) and capacity use (μ_rt), over λ; mix bounds left out.
     charged = lam_t[0] * pp.price[0] + lam_t.sum() * pp.bill
     for name in CAPACITIES:
         charged = charged + shadow[name] * p.usage(name)

@@ -105,7 +105,8 @@ class Plan:
         ``"budget"`` (most value for the money) or ``"target"`` (least money for the value).
     status : Status
         ``"optimal"``: the plan's true value and the upper bound agree within ``tolerance``
-        (relative) or ``procure.program.readout.plan.VALUE_ABS_TOLERANCE`` (absolute, solver noise).
+        (relative); ``"within_noise"``: only within :data:`VALUE_ABS_TOLERANCE` (absolute, solver
+        noise). See :class:`Status`.
     value : float
         True value of the plan, Σ v_s(e_s) [own-hour equivalents].
     value_upper_bound : float

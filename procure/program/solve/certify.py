@@ -71,12 +71,11 @@ def dual_certified(
 
 def expected_certified_value(problem: ScenarioProblem, tolerance: float,
                              start: np.ndarray | None = None) -> tuple[float | None, np.ndarray | None]:  # fmt: skip
-    """The best expected value of a scenario program (budget mode, no risk weight, recourse or
-    mix bound, concave curves the dual prices, no integer terms) certified within ``tolerance``
-    by its dual alone [own-hour equivalents], or None where it does not qualify or the bounds do
-    not close (the caller then solves the Pyomo program); and the multipliers the dual ended at
-    (None where it did not run), to start the next such program from (``start``: fewer steps
-    for a program like this one; the certificate does not depend on it)."""
+    """The best expected value of a scenario program (budget mode, :func:`procure.program.paths.qualifies`)
+    certified within ``tolerance`` by its dual alone [own-hour equivalents], or None where it does
+    not qualify or the bounds do not close (the caller then solves the Pyomo program); and the
+    multipliers the dual ended at (None where it did not run), to start the next such program from
+    (``start``: fewer steps for a program like this one; the certificate does not depend on it)."""
     base = problem.base
     if base.mode is not Mode.BUDGET or not qualifies(problem, a := source_arrays(base)):
         return None, None

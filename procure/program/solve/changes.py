@@ -1,11 +1,5 @@
-"""A program's new prices or bills between solves (:meth:`Program.reprice
-<procure.program.solve.program.Program.reprice>`).
-
-The model's cost parameters (with recourse, its later costs) are set and the hand-over sends the
-changed coefficients to HiGHS, which keeps its basis; the model is rebuilt where a bound it was
-built with would no longer hold: a source's bound from the budget that would loosen, a bound
-narrowed at the old prices (:mod:`procure.program.solve.hill_range`).
-"""
+"""A program's new prices or bills between solves: :meth:`Program.reprice
+<procure.program.solve.program.Program.reprice>` says what changes and when the model is rebuilt."""
 
 from __future__ import annotations
 

@@ -1,31 +1,16 @@
 """How many hours of each S-shaped source a plan better than a known one can hold, proven by the
 Lagrangian bound.
 
-For multipliers μ ≥ 0 of the coupling rows ``A x ≤ b`` (budget, capacities, mix bounds) every
-plan that meets them is worth at most
+For multipliers μ ≥ 0 of the coupling rows ``A x ≤ b`` every plan that meets them is worth at most
 
     L(μ) = μ·b + Σ_s φ_s,   φ_s = max over 0 ≤ x ≤ U_s of f_s(x) − p_s x,   p_s = (μᵀA)_s,
 
-(weak duality: ``μ·(b − A x) ≥ 0``), whatever the curves' shapes and with the integer terms
-(lots, minimum orders, fees) relaxed, which only raises each φ. ``f_s(x) = v_s(a_s (h0_s + x))``
-is the source's value at ``x`` hours bought and ``U_s`` its bound in the model. So a plan that
-buys more than ``t`` hours of an S-shaped source ``h`` is worth at most
+and one that buys more than ``t`` hours of an S-shaped source ``h`` at most
 
     L(μ) − φ_h + ψ_h(t),   ψ_h(t) = max over t ≤ x ≤ U_h of f_h(x) − p_h x,
 
-and where that is no more than the value ``V`` of a plan already known (the incumbent, with
-no hours of ``h`` beyond ``t``), the model may bound ``x_h ≤ t`` and keep every plan worth
-more than ``V``: the model's optimum, and its bound, are the program's. Each S-shaped curve's
-piecewise form then spans only the hours that can matter, so its breakpoints are as many
-times finer as its range is narrower.
-
-The maxima over an S-shaped (hill, s > 1) curve are found where they can lie: ``f − p x`` is
-convex up to the curve's inflection and concave after it, so its maximum over an interval is
-at an end, at the inflection, or at the one root of ``f' = p`` past the inflection, which is
-bracketed by bisection; the bracket's width times the steepest slope, and the float error of
-the evaluation, are added, so each maximum is bounded from above (:class:`HillGain`).
-The sources the dual prices in closed form give their φ through the dual's own evaluation of
-g(μ) (:func:`procure.program.dual.dual_bound`).
+``f_s(x) = v_s(a_s (h0_s + x))`` being the source's value at ``x`` hours bought and ``U_s`` its
+bound in the model [h]. See ``docs/certification.md``, "Narrowing the S-shaped sources' ranges: a proof".
 """
 
 from __future__ import annotations
@@ -242,9 +227,9 @@ def narrow_hills(problem: Problem, incumbent: float, a: CurveArrays) -> tuple[np
 
 
 def convex_reach(a: CurveArrays) -> np.ndarray:
-    """Per curve, the hours up to which an S-shaped (hill, s > 1) curve is convex, its
-    inflection ``k ((s − 1)/(s + 1))^(1/s)`` in hours (0 where the hours held pass it; NaN for
-    the other curves) [h]."""
+    """Per curve, the hours bought up to which an S-shaped (hill, s > 1) curve is convex, its
+    inflection (:func:`procure.program.numbers.value.hill_turn_hours`; 0 where the hours held pass
+    it, NaN for the other curves) [h]."""
     x_turn = value.hill_turn_hours(a.rate, a.held, a.k, a.shape)
     return np.where(~a.concave, np.maximum(x_turn, 0.0), np.nan)
 

@@ -1,25 +1,16 @@
 """Exact hours: the optimality conditions of a certified plan solved to machine precision.
 
-For concave curves the optimum's hours are unique where the curves are strictly concave, but
-a plan certified within a tolerance in value leaves them loose (a few per cent for a source
-bought in part). With the active set the certified plan shows (which sources sit at a bound,
-which rows bind), the conditions of optimality are a few equations in a few multipliers μ,
-one per binding row (the budget, a capacity, a mix bound):
+With the active set the certified plan shows (which sources sit at a bound, which rows bind),
+Newton's method on the binding rows' multipliers μ solves the hours of the sources between their
+bounds, and the active set is corrected until it holds; see ``docs/certification.md``, "Hours,
+not only value". Lots and on/off choices stay as the plan has them; an S-shaped curve bought past
+its steepest point is polished with the concave curves, and one bought in part before it, like a
+linear source at its kink, has its hours solved beside the multipliers (``_newton``).
 
-    ρσφ_s · v_s'(e_s) = Σ_r μ_r A_rs     for every source strictly between its bounds,
-    Σ_s A_rs x_s = b_r                   for every binding row r,
-
-where ``A_rs`` is source s's coefficient in row r (its all-in cost, its use of a capacity, its
-mix coefficient). Each between source's hours are the inverse of its derivative at its price
-in multipliers, so the system is solved by Newton's method on μ alone; the active set is then
-checked (hours within bounds, μ ≥ 0, every other row met, no source at a bound that would move)
-and corrected until it holds. Integer terms stay as the plan has them: lots, on/off choices
-and S-shaped curves are fixed, and the continuous part is polished.
-
-The Lagrangian dual ``g(μ) = Σ_s max_{x_s in its box} [v_s(x_s) − (Aᵀμ)_s x_s] + μ·b`` is an
-upper bound on the optimum for every μ ≥ 0 (weak duality); where the program has no integer
-terms it is evaluated exactly per source (the inverse derivative, clipped), so the polished
-multipliers give a certificate of their own.
+Where the program has no integer terms and the dual prices every curve
+(:func:`procure.program.paths.eligible`), :func:`procure.program.dual.dual_bound` at the polished
+μ is an upper bound on the optimum (weak duality, :mod:`procure.program.dual.terms`): a
+certificate of its own.
 """
 
 from __future__ import annotations

@@ -2,24 +2,13 @@
 
 How (measured on 2 cores; ``benchmarks/solve_scaling.py``):
 
-* The model (:mod:`procure.program.model.build`) bounds every curve from above, so the solver's
-  bound is an upper bound on the true optimum, and the plan's true value a lower bound.
-* Each round that does not certify makes progress it can prove (:mod:`procure.program.solve.refine`):
-  it adds a block of tangent cuts to the model that cut off the current point by more than the
-  solver's tolerance (never a cut twice), or it splits the breakpoints of the S-shaped curves
-  where the gap lies.
-* The model goes to HiGHS as one sparse matrix derived from it (:mod:`procure.program.model.highs`):
-  each new cut block is appended as a batch of rows, and a new budget or new costs, set on the
-  model's parameters, change the matrix in place, so HiGHS keeps its basis. A rebuilt model
-  keeps the cuts found so far.
-* Target mode (the least money that reaches a value, :mod:`procure.program.solve.target`) brackets
-  the money with budget-mode solves of one model.
-* Duals: the budget row's dual is λ; each capacity row's is its shadow price. With integer
-  variables, they are read from the LP with the integers fixed at the plan.
-
-The state of a program has one owner each: the costs and the budget are the model's mutable
-parameters (``cost``, ``budget``), the cuts are the model's blocks; :class:`Program` sets them
-and tells the hand-over to follow.
+* The model's optimum is an upper bound, the plan's true value a lower bound (:mod:`procure.program.model.forms`).
+* Each round that does not certify makes progress it can prove (:mod:`procure.program.solve.refine`).
+* HiGHS keeps its basis over new cuts, budgets and costs (:mod:`procure.program.model.highs`).
+* Target mode brackets the money with budget-mode solves (:mod:`procure.program.solve.target`).
+* λ and the shadow prices are row duals, with integers those of the LP with them fixed at the plan
+  (:meth:`procure.program.model.highs.HighsModel.row_duals`).
+* The state has one owner each, which :class:`Program` sets (``docs/program.md``, "One formulation over explicit axes").
 """
 
 from __future__ import annotations
@@ -274,8 +263,11 @@ class Program:
         """The same sources at new prices or bills (a new byte price, say) [$/h]; the cuts stay valid.
 
         Sets the model's cost parameters (with recourse, the later costs too, which move with
-        the transport bill) and sends the changed coefficients to HiGHS, which keeps its basis;
-        rebuilds only where a source's bound came from the budget and would loosen.
+        the transport bill) and sends the changed coefficients to HiGHS, which keeps its basis.
+        Rebuilds instead where a bound the model was built with may no longer hold: a source's
+        bound from the budget that a lower cost would loosen, bounds narrowed at the old prices
+        (:attr:`narrowed`), or, with recourse, any curve's bound from the budget. Before a
+        target-mode program's first solve, only its numbers change.
 
         Raises
         ------

@@ -152,10 +152,9 @@ def _on_narrowed_bound(program: Solving, x: np.ndarray) -> bool:
 
 def _concave_start(program: Solving) -> None:
     """Before the first solve of a one-scenario program with terms the dual cannot price (S-shaped
-    curves, minimum orders, fees, lots), a tangent cut on each concave curve where the dual of
-    its concave part alone puts it: those sources' optimum with the others left out, near where
-    the program's own optimum puts them when the others take little. Cuts lie above their curves
-    wherever they touch, so this only places them sooner; the rounds still certify."""
+    curves, minimum orders, fees, lots), a tangent cut on each concave curve where the dual of its
+    concave part alone puts it; see ``docs/certification.md``, "S-shaped curves, lots, minimum
+    orders and fees: the integer form"."""
     built = program.built
     a = built.sources
     if (not program.dual_guide or program.fixed_hours is not None or isinstance(built.formulation, PeriodProblem)
@@ -185,7 +184,7 @@ def _closed(
 
 
 def _guided_expected(program: Solving, deadline: float, tolerance: float) -> Refined | None:
-    """The guided solve of an expected-value scenario program (:mod:`procure.program.expected`):
+    """The guided solve of an expected-value scenario program (:mod:`procure.program.dual.family`):
     each (scenario, source) curve gets a cut at its effective hours at the dual's optimum, and the
     model is solved once; None where the program does not qualify or the bound does not close."""
     built = program.built

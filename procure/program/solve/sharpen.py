@@ -1,19 +1,12 @@
 """λ and the shadow prices read where tangents pin each curve's slope.
 
-A certified plan's value is within the tolerance of the optimum, but the LP's duals are the
-multipliers of its tangent envelope, not of the curves: where a curve bought in part sits at a
-kink of its envelope (between two tangents), the LP may price it at any slope between theirs,
-and λ with it (0.1–0.3 % off at the default tolerance, on plans over scenarios, with lots or a
-choice of formats). Where the hours cannot be made exact (:mod:`procure.program.solve.polish`: one
-scenario, smooth curves), the duals are read from an LP of the model (its integers fixed at
-the plan's) once every curve bought in part (below its bound in the model, which no row's
-limit reaches) has tangents on both sides of its point whose slopes agree within
-:data:`DUAL_SLOPE_SHARE` of its own (on an S-shaped curve's convex part, where the two sides' slopes cannot bracket its
-own, tangents on both sides): each round appends a tangent at
-each such curve's point to that LP and solves it again, warm. The model, the plan's hours and
-its certificate stay as certified: the LP is the model's, plus rows that only tighten what
-bounds its curves (on an S-shaped curve's convex part, below the curve away from the tangent
-point), and is read for its prices alone.
+Where a plan's hours are not made exact (:mod:`procure.program.solve.polish`), the duals are read
+from an LP of the model with the plan's integers fixed, to which each round appends a tangent at
+the point of each curve bought in part (below its bound in the model), until its nearest tangents
+on both sides have slopes within :data:`DUAL_SLOPE_SHARE` of its own (on an S-shaped curve's
+convex part, until it has tangents on both sides). The model, the plan's hours and its
+certificate stay as certified. See ``docs/certification.md``, "λ and shadow prices: no bound
+shares a limit's price".
 """
 
 from __future__ import annotations

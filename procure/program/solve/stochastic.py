@@ -58,14 +58,17 @@ class ScenarioPlan:
     recourse : pandas.DataFrame
         Columns of :data:`RECOURSE_COLUMNS`: what each scenario adds later (empty without).
     evpi : float
-        Expected value of perfect information: the mean over scenarios of the best plan's
-        value knowing the scenario, less the objective of this plan [own-hour equivalents];
-        NaN until computed (:func:`procure.analyses.uncertainty.solve_uncertain`).
+        Expected value of perfect information: ``wait_and_see`` less this plan's objective
+        (0 where that is negative within twice the tolerance) [own-hour equivalents]; NaN until
+        computed (:func:`procure.analyses.uncertainty.solve_uncertain`).
     vss : float
         Value of the stochastic solution: this plan's objective less that of the plan made
-        for the mean scenario [own-hour equivalents]; NaN until computed.
+        for the mean scenario (``mean_plan_objective``; 0 where slightly negative, as ``evpi``)
+        [own-hour equivalents]; NaN until computed.
     wait_and_see : float
-        The mean over scenarios of the best value knowing each one [own-hour equivalents].
+        The plan's objective (1 − W) E + W CVaR_A taken of the best values knowing each scenario:
+        their probability-weighted mean only when W is 0 [own-hour equivalents]; NaN until
+        computed. See ``docs/program.md``, "Under uncertainty".
     mean_plan_values : pandas.DataFrame or None
         The mean-scenario plan's value in each scenario (``scenario``, ``probability``,
         ``value``), and its hours (``mean_plan_hours``), for comparison.
@@ -159,8 +162,7 @@ def scenario_plan(program: Program, plan: Plan) -> ScenarioPlan:
     s["effective_hours"] = prob @ e.reshape(count, n)
     if plan.lambda_ > 0 and math.isfinite(plan.lambda_):
         # The value per dollar of the next hour, over the same all-in cost (capacity charges
-        # included) as the plan read at the ledger's numbers, with the slope of the plan's own
-        # objective: each scenario weighted by (1 − W) π + W × its share of the CVaR's tail.
+        # included) as the plan read at the ledger's numbers, at the slope of the plan's own objective.
         expected_slope = objective_weights(totals, sp) @ a.slope_of(w).reshape(count, n)
         ledger_slope = program.problem.marginal_value(x)
         ratio = np.where(ledger_slope > 0, expected_slope / np.where(ledger_slope > 0, ledger_slope, 1.0), 0.0)

@@ -158,9 +158,7 @@ def solve_target(program: Solving, t0: float, deadline: float) -> Plan:
             )
         newton = budget + (target - r.value) / r.lam if r.lam > 0 else math.inf
         budget = min(most, max(2 * budget, newton * (1 + program.tolerance)) if math.isfinite(newton) else 2 * budget)
-    # Narrow: aim a hair above the estimated root (Newton on λ from below for a linear
-    # program, the secant through the bracket's ends with integers), so that one step lands
-    # on each side of it; bisect when two steps in a row land on the same side.
+    # Narrow (see the module): aim a hair above the estimated root, so that one step lands on each side of it.
     same_side, last = 0, ""
     while lo_r is not None:  # None: the hours held reach the target, no money needed
         top = min(hi, money_of(program, hi_r))

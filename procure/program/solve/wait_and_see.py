@@ -3,22 +3,18 @@ minimised together, each certified by its own bounds.
 
 EVPI needs, for every scenario ω, the best value of the deterministic problem at ω's numbers
 (:meth:`procure.program.numbers.scenarios.ScenarioProblem.scenario`). Where that problem qualifies
-for the dual (:func:`procure.program.paths.eligible`: concave curves with a closed-form
-inverse derivative, no integer terms), its dual is one problem of
+for the dual (:func:`procure.program.paths.eligible`), its dual is one problem of
 :class:`procure.program.dual.terms.CurveTerms` with ω's rates, scales and rows; the scenarios
 share the sources, their curves, boxes and the shape of their coupling rows, so the K duals are
 minimised as one batch by the program's one minimiser (:mod:`procure.program.dual.newton`):
 every evaluation is a few array operations on K × n numbers, and each projected Newton step
 solves K small systems at once.
 
-Each scenario's value is certified exactly as :func:`procure.program.solve.certify.dual_certified`
-certifies one: the dual at its final multipliers, ``g_ω(μ_ω)``, is an upper bound on the
-optimum for every ``μ_ω ≥ 0`` (weak duality); the hours there, clipped to their boxes, with the
-hours that break a coupling row (by float noise) scaled down until it holds
-(:func:`procure.program.rows.within_rows`), are a feasible plan whose true value is a lower
-bound. A scenario is certified when the two are within the tolerance; its value is the lower
-bound (a plan's value). A scenario that is not certified gets ``None``, and the caller solves it
-on its own.
+Each scenario's value is certified as :func:`procure.program.solve.certify.dual_certified`
+certifies one, but its plan is the hours at its multipliers clipped to their boxes (not
+polished), those that break a coupling row (by float noise) scaled down until it holds
+(:func:`procure.program.rows.within_rows`); its value is that plan's. A scenario that is not
+certified gets ``None``, and the caller solves it on its own.
 """
 
 from __future__ import annotations
@@ -45,9 +41,8 @@ def _qualified_arrays(sp: ScenarioProblem) -> CurveArrays | None:
 
 
 def qualifies(sp: ScenarioProblem) -> bool:
-    """True where the scenarios' duals can be minimised together: budget mode, concave curves
-    with a closed-form inverse derivative, no integer terms (the sources' curves are the same in
-    every scenario, only their rates and scales move)."""
+    """True where the scenarios' duals can be minimised together: budget mode and sources the dual
+    prices (:func:`procure.program.paths.eligible`; their curves are the same in every scenario)."""
     return _qualified_arrays(sp) is not None
 
 
@@ -55,8 +50,7 @@ def wait_and_see_values(sp: ScenarioProblem, tolerance: float) -> list[float | N
     """Each scenario's best value, certified within ``tolerance`` by its dual [own-hour
     equivalents], or None where it is not (the caller solves that scenario on its own).
 
-    All None where the problem does not qualify: target mode, integer terms, a curve the dual
-    cannot invert (:func:`procure.program.paths.eligible`).
+    All None where the problem does not qualify (:func:`qualifies`).
     """
     base = sp.base
     a = _qualified_arrays(sp)
