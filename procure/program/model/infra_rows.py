@@ -5,10 +5,10 @@ purchase options (:class:`procure.program.numbers.infrastructure.Infrastructure`
 options (source, format, cores count) and ``q[o]`` the hours bought of each, ``kept[s]`` tying
 ``x[s]`` (the source's hours, on its value curve) to them (``x_s = Σ_{o of s} q_o``); with several
 cores counts ``core[c]`` (binary, ``one_count``: exactly one) and ``by_count[o]``
-(``q_o ≤ U_s core_c``); for a source kept in one of several formats ``keep[s, f]`` (binary,
-``one_format[s]``: exactly one) and ``by_format[o]`` (``q_o ≤ U_s keep_sf``);
-``rented[r]`` the capacity rented; the money row ``budget_row[0]`` and the capacity rows
-``capacity[r, 0]`` in the options. No I/O and no solve here.
+(``q_o ≤ U_o core_c``); for a source kept in one of several formats ``keep[s, f]`` (binary,
+``one_format[s]``: exactly one) and ``by_format[o]`` (``q_o ≤ U_o keep_sf``, ``U_o`` the
+model's bound on ``q_o``); ``rented[r]`` the capacity rented; the money row ``budget_row[0]``
+and the capacity rows ``capacity[r, 0]`` in the options. No I/O and no solve here.
 """
 
 from __future__ import annotations
