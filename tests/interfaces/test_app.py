@@ -45,6 +45,9 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT = 30_000  # [ms]
 #: Wait for a figure drawn by matplotlib in the app's worker, which a busy machine slows most [ms].
 FIGURE_TIMEOUT = 120_000
+#: Wait for what the app computes with many solves (the byte-price ranging and sweep), which a
+#: busy machine slows as much as a figure [ms].
+SOLVES_TIMEOUT = FIGURE_TIMEOUT
 #: The command that runs the command line in this interpreter.
 CLI = [sys.executable, "-c", "import sys; from procure.interfaces.cli import main; sys.exit(main(sys.argv[1:]))"]
 
@@ -123,9 +126,10 @@ def page(browser, server):
     pg.context.close()
 
 
-def wait_text(page, output_id: str, ok) -> str:
-    """The text of an output once ``ok(text)`` holds (Shiny updates it asynchronously)."""
-    deadline = time.monotonic() + TIMEOUT / 1000
+def wait_text(page, output_id: str, ok, timeout: float = TIMEOUT) -> str:
+    """The text of an output once ``ok(text)`` holds (Shiny updates it asynchronously), waiting
+    at most ``timeout`` [ms]."""
+    deadline = time.monotonic() + timeout / 1000
     text = ""
     while time.monotonic() < deadline:
         text = page.inner_text(f"#{output_id}")
@@ -420,11 +424,11 @@ def test_the_byte_price_page_uses_the_plan_pages_inputs(page, capsys):
     assert main(["solve", "--budget", "100000", "--ranging"]) == 0
     sentence = next(line for line in capsys.readouterr().out.splitlines() if "keeps its shape" in line)
     page.get_by_role("tab", name="Byte prices").click()
-    text = wait_text(page, "ranging", lambda t: "keeps its shape" in t)
+    text = wait_text(page, "ranging", lambda t: "keeps its shape" in t, SOLVES_TIMEOUT)
     assert "from below 0.0001 to 10.87" in text and text.startswith(sentence.rstrip())
     # the sweep's table is drawn after the ranging line, as its solves end: waited for, not read once
     assert sweep_value_at_one(page) == f"{solve_json(capsys, '--budget', '100000')['value']:,.1f}"
-    page.wait_for_selector("#byte_prices .js-plotly-plot")
+    page.wait_for_selector("#byte_prices .js-plotly-plot", timeout=SOLVES_TIMEOUT)
     screenshot(page, "byte_prices")
     page.get_by_role("tab", name="Plan").click()
     controller.InputNumeric(page, "held_0").set("500")
@@ -439,7 +443,7 @@ def test_the_byte_price_page_uses_the_plan_pages_inputs(page, capsys):
 def sweep_value_at_one(page, want: str | None = None) -> str | None:
     """The byte-price table's value at ×1 once the table has that row (and shows ``want``, if
     given), or what it shows when the wait ends."""
-    deadline = time.monotonic() + TIMEOUT / 1000
+    deadline = time.monotonic() + SOLVES_TIMEOUT / 1000
     shown = None
     while time.monotonic() < deadline:
         at_one = next((row for row in table_cells(page, "sweep_table") if row and row[0] == "1"), None)
